@@ -1,0 +1,3 @@
+"""accelsched: exact models and heuristics for scheduling DNNs on multi-core and tiled accelerators."""
+
+__version__ = "0.1.0"
