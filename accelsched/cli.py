@@ -1,0 +1,285 @@
+"""The ``accelsched`` command line.
+
+Commands
+--------
+``list workloads|hardware|methods``
+    What is available.
+``evaluate``
+    Cost report of a fixed schedule family (today: layer-by-layer) on a workload and a preset.
+``solve PROBLEM``
+    Run one method of a registered problem; the solution is checked and re-evaluated.
+``gap PROBLEM``
+    Run several methods of a problem on the same instance and print their gaps.
+``demo``
+    A short end-to-end example on built-in data.
+
+Bad input exits with status 2 and one line on stderr (what, where, how to fix).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from accelsched.errors import AccelschedError, InputError
+from accelsched.hardware.cost.report import CostReport
+
+__all__ = ["main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"accelsched: error: {message} (run '{self.prog} --help')\n")
+
+
+def _add_instance_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workload", required=True, help="zoo name, random:N:SEED, or a .onnx / .json file")
+    p.add_argument("--hardware", required=True, help="preset name or a .toml file")
+    p.add_argument("--batch", type=int, default=1, help="batch size (default 1)")
+
+
+def _parser() -> _Parser:
+    parser = _Parser(prog="accelsched", description=__doc__.split("\n\n")[0] if __doc__ else None)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p_list = sub.add_parser("list", help="list workloads, hardware presets or methods")
+    p_list.add_argument("what", choices=["workloads", "hardware", "methods"])
+
+    p_eval = sub.add_parser("evaluate", help="cost report of a schedule family on a workload and a preset")
+    _add_instance_args(p_eval)
+    p_eval.add_argument("--schedule", choices=["layer-by-layer"], default="layer-by-layer")
+    p_eval.add_argument("--cores", default="all", help="'all' or comma-separated core ids (default all)")
+    p_eval.add_argument("--per-layer", action="store_true", help="also print one line per layer")
+    p_eval.add_argument("--json", action="store_true", help="print one JSON object")
+
+    for name, text in (("solve", "run one method on a problem instance"), ("gap", "compare methods on one instance")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("problem", help="problem name (accelsched list methods)")
+        _add_instance_args(p)
+        if name == "solve":
+            p.add_argument("--method", required=True)
+            p.add_argument("--warm-start", default=None, metavar="METHOD", help="method whose solution seeds this one")
+        else:
+            p.add_argument("--methods", default=None, help="comma-separated methods (default: all of the problem)")
+        p.add_argument("--time-limit", type=float, default=None, metavar="S", help="time limit per method, seconds")
+        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="problem option")
+        p.add_argument("--json", action="store_true", help="print JSON")
+
+    sub.add_parser("demo", help="a short end-to-end example on built-in data")
+    return parser
+
+
+# --------------------------------------------------------------------- output
+def format_report(report: CostReport, clock_hz: float) -> str:
+    """A cost report as aligned text lines."""
+    lines = [
+        f"  energy        {report.energy_pj / 1e6:12.3f} uJ",
+    ]
+    total = report.energy_pj or 1.0
+    for key, value in sorted(report.energy_breakdown_pj.items(), key=lambda kv: -kv[1]):
+        if value > 0:
+            lines.append(f"    {key:<12}{value / 1e6:12.3f} uJ  {100 * value / total:5.1f} %")
+    lines += [
+        f"  latency       {report.latency_cycles:12.0f} cycles  ({report.latency_cycles / clock_hz * 1e3:.3f} ms)",
+        f"  DRAM traffic  {report.dram_bytes / 1e6:12.3f} MB",
+        f"  NoC traffic   {report.noc_byte_hops / 1e6:12.3f} MB*hops",
+        f"  peak on-chip  {report.peak_memory_bytes / 1e3:12.1f} kB",
+        f"  utilization   {100 * report.utilization:12.1f} %",
+        f"  EDP           {report.edp:12.4g} pJ*cycles",
+    ]
+    return "\n".join(lines)
+
+
+# -------------------------------------------------------------------- commands
+def _cmd_list(what: str) -> int:
+    if what == "workloads":
+        from accelsched.models import zoo
+
+        print(f"{'name':<22}{'layers':>7}{'GMAC':>10}{'weights MB':>12}  description")
+        for name, entry in zoo.entries().items():
+            w = entry.build(1)
+            print(f"{name:<22}{len(w):>7}{w.macs / 1e9:>10.3f}{w.weight_bytes / 1e6:>12.2f}  {entry.description}")
+        print("random:N:SEED         a seeded random DAG of N layers; also any .onnx or .json workload file")
+    elif what == "hardware":
+        from accelsched.hardware import load_accelerator, preset_names
+
+        for name in preset_names():
+            print(load_accelerator(name).summary())
+    else:
+        from accelsched.registry import methods, problems
+
+        table = problems()
+        if not table:
+            print("no problem module is registered yet; 'accelsched evaluate' runs the layer-by-layer evaluator")
+        for problem in table.values():
+            print(f"{problem.name}: {problem.description}")
+            for method in methods(problem.name).values():
+                print(f"  {method.name:<24}{method.kind:<10}{method.description}")
+    return 0
+
+
+def _parse_cores(text: str) -> list[int] | None:
+    if text == "all":
+        return None
+    try:
+        return [int(c) for c in text.split(",")]
+    except ValueError:
+        raise InputError(f"bad core list {text!r}", "--cores", "write 'all' or ids such as 0,1,2") from None
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    from accelsched.hardware import load_accelerator
+    from accelsched.hardware.cost.layer_by_layer import evaluate_layer_by_layer, layer_by_layer_steps
+    from accelsched.models.registry import load_workload
+
+    workload = load_workload(args.workload, batch=args.batch)
+    acc = load_accelerator(args.hardware)
+    cores = _parse_cores(args.cores)
+    try:
+        report = evaluate_layer_by_layer(workload, acc, cores)
+    except (ValueError, KeyError) as exc:
+        raise InputError(str(exc).strip("'\""), "--cores / --hardware", "choose cores that run every layer") from None
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "workload": workload.name,
+                    "hardware": acc.name,
+                    "schedule": args.schedule,
+                    "cost": report.to_dict(),
+                }
+            )
+        )
+        return 0
+    print(f"{workload.summary()}\n{acc.summary()}\nschedule: {args.schedule}")
+    print(format_report(report, acc.clock_hz))
+    if args.per_layer:
+        for step in layer_by_layer_steps(workload, acc, cores):
+            print(
+                f"  {step.layer:<24} cores {len(step.cores):>3} split {step.split_dim or '-':<3}"
+                f" {step.latency_cycles:>12.0f} cyc {step.energy_pj / 1e6:>10.3f} uJ {step.dram_bytes / 1e3:>10.1f} kB"
+            )
+    return 0
+
+
+def _options(pairs: Sequence[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"bad option {pair!r}", "--option", "write KEY=VALUE")
+        out[key] = value
+    return out
+
+
+def _cmd_solve_or_gap(args: argparse.Namespace) -> int:
+    from accelsched.hardware import load_accelerator
+    from accelsched.models.registry import load_workload
+    from accelsched.registry import get_method, get_problem, methods, run_method
+    from accelsched.solvers import SolveOptions
+
+    problem = get_problem(args.problem)
+    workload = load_workload(args.workload, batch=args.batch)
+    acc = load_accelerator(args.hardware)
+    instance = problem.make_instance(workload, acc, _options(args.option))
+    try:
+        options = SolveOptions(time_limit_s=args.time_limit, seed=args.seed)
+    except ValueError as exc:
+        raise InputError(str(exc), "--time-limit / --seed") from None
+    if args.command == "solve":
+        method = get_method(problem.name, args.method)
+        warm = None
+        if args.warm_start:
+            warm = run_method(problem, instance, get_method(problem.name, args.warm_start), options).solution
+        result = run_method(problem, instance, method, options, warm_start=warm)
+        if args.json:
+            print(json.dumps(result.to_dict()))
+        else:
+            print(_result_line(result))
+            if result.cost is not None:
+                print(format_report(result.cost, acc.clock_hz))
+        return 0
+    names = args.methods.split(",") if args.methods else list(methods(problem.name))
+    results = [run_method(problem, instance, get_method(problem.name, n), options) for n in names]
+    if args.json:
+        print(json.dumps([r.to_dict() for r in results]))
+        return 0
+    best = min((r.objective for r in results if r.objective is not None), default=None)
+    bound = max((r.bound for r in results if r.bound is not None), default=None)
+    print(f"{'method':<24}{'status':<24}{'objective':>16}{'bound':>16}{'gap to best':>12}{'time s':>9}")
+    for r in results:
+        gap = "" if r.objective is None or best is None else f"{_relative(r.objective, best):.2%}"
+        print(
+            f"{r.method:<24}{r.status.name:<24}{_num(r.objective):>16}{_num(r.bound):>16}{gap:>12}{r.runtime_s:>9.2f}"
+        )
+    if bound is not None:
+        print(f"best proven bound: {bound:.6g}")
+    return 0
+
+
+def _relative(value: float, best: float) -> float:
+    return abs(value - best) / max(abs(best), 1e-12)
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.6g}"
+
+
+def _result_line(result: Any) -> str:
+    return (
+        f"{result.method} [{result.backend or '-'}]: {result.status.name}, objective {_num(result.objective)}, "
+        f"bound {_num(result.bound)}, {result.runtime_s:.2f} s"
+    )
+
+
+def _cmd_demo() -> int:
+    from accelsched.hardware import load_accelerator
+    from accelsched.hardware.cost.layer_by_layer import evaluate_layer_by_layer
+    from accelsched.models.registry import load_workload
+
+    start = time.perf_counter()
+    cases = [
+        ("resnet50", "set-edge-4x4", [0], "one tile"),
+        ("resnet50", "set-edge-4x4", None, "all 16 tiles"),
+        ("mobilenet_v2", "defines-edge-tpu", None, "single core"),
+    ]
+    print("accelsched demo: layer-by-layer schedules evaluated by the shared analytical cost model\n")
+    for workload_name, preset, cores, label in cases:
+        workload = load_workload(workload_name)
+        acc = load_accelerator(preset)
+        report = evaluate_layer_by_layer(workload, acc, cores)
+        print(f"{workload.summary()}\non {acc.summary()} ({label})")
+        print(format_report(report, acc.clock_hz))
+        print()
+    print(f"done in {time.perf_counter() - start:.1f} s; see 'accelsched --help' for more")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``accelsched`` command; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "list":
+            return _cmd_list(args.what)
+        if args.command == "evaluate":
+            return _cmd_evaluate(args)
+        if args.command in ("solve", "gap"):
+            return _cmd_solve_or_gap(args)
+        return _cmd_demo()
+    except InputError as exc:
+        print(f"accelsched: error: {exc.one_line()}", file=sys.stderr)
+        return 2
+    except AccelschedError as exc:
+        print(f"accelsched: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""What every problem module provides to the registry and the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from accelsched.hardware.cost.report import CostReport
+from accelsched.hardware.spec import Accelerator
+from accelsched.models.workload import Workload
+
+__all__ = ["MethodSpec", "ProblemSpec"]
+
+
+@dataclass(frozen=True)
+class ProblemSpec:
+    """A scheduling problem as seen by the solve entry point.
+
+    Attributes
+    ----------
+    name
+        Name on the command line (``accelsched solve NAME``).
+    description
+        One line.
+    make_instance
+        ``make_instance(workload, accelerator, options) -> instance``; ``options``
+        are the ``--option KEY=VALUE`` pairs. Raises ``InputError`` on bad options.
+    check
+        ``check(instance, solution)``: raises ``InfeasibleSolution`` naming the
+        violated rule; never trusts the method that produced the solution.
+    evaluate
+        ``evaluate(instance, solution) -> CostReport`` with the shared cost model.
+    objective
+        ``objective(instance, report) -> float``: the value every method of the
+        problem minimizes, computed from the evaluator's report.
+    """
+
+    name: str
+    description: str
+    make_instance: Callable[[Workload, Accelerator, Mapping[str, str]], Any]
+    check: Callable[[Any, Any], None]
+    evaluate: Callable[[Any, Any], CostReport]
+    objective: Callable[[Any, CostReport], float]
+
+    def __post_init__(self) -> None:
+        if not self.name or not self.name.replace("-", "").replace("_", "").isalnum():
+            raise ValueError(f"problem name must be a non-empty identifier, got {self.name!r}")
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A method (exact model or heuristic) that solves one problem.
+
+    Attributes
+    ----------
+    name
+        Name on the command line (``--method NAME``).
+    problem
+        Name of the problem it solves.
+    kind
+        ``exact``, ``heuristic`` or ``baseline``.
+    run
+        ``run(instance, options, warm_start) -> Result`` where ``options`` is an
+        :class:`accelsched.solvers.SolveOptions` and ``warm_start`` a solution of
+        the problem or None.
+    description
+        One line.
+    """
+
+    name: str
+    problem: str
+    kind: str
+    run: Callable[[Any, Any, Any], Any]
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("exact", "heuristic", "baseline"):
+            raise ValueError(f"method {self.name!r}: kind must be exact, heuristic or baseline, got {self.kind!r}")

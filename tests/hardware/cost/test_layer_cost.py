@@ -1,0 +1,131 @@
+"""The layer-cost primitive: hand-computed cases and properties."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from accelsched.hardware.cost import cache_info, clear_cache, layer_cost
+from accelsched.hardware.spec import Core, MemoryLevel
+from accelsched.models.layer import Layer, OpKind
+from tests.hardware.cost.helpers import flat_core, offchip
+
+
+def conv(**kw: int) -> Layer:
+    base = {"K": 4, "C": 2, "OY": 2, "OX": 2}
+    base.update(kw)
+    return Layer("L", OpKind.CONV, **base)
+
+
+def test_hand_computed_tiny_conv() -> None:
+    """4x2 1x1 conv on 2x2 pixels, K2|C2 array, everything fits (worked out in the comments)."""
+    cost = layer_cost(conv(), flat_core(), offchip())
+    # spatial K2|C2: steps K 2, C 1, OY 2, OX 2 -> 8 cycles, 32 MACs on 4 units -> full use
+    assert cost.compute_cycles == 8
+    assert cost.spatial_utilization == 1.0
+    # DRAM: I 2*2*2 = 8 B, W 4*2 = 8 B read once; O 4*2*2 = 16 B written once
+    assert dict(cost.dram_read_bytes) == {"I": 8, "W": 8, "O": 0}
+    assert dict(cost.dram_write_bytes) == {"I": 0, "W": 0, "O": 16}
+    # buf reads: inputs 2/cycle (8 cycles) = 16 B, weights 4/cycle = 32 B, outputs sent to DRAM 16 B
+    # buf writes: I+W from DRAM 16 B, 16 output updates at 16-bit partial sums = 32 B
+    assert cost.energy_breakdown_pj["mem:buf"] == pytest.approx(64 * 1.0 + 48 * 2.0)
+    assert cost.energy_breakdown_pj["dram"] == pytest.approx(32 * 10.0)
+    assert cost.energy_breakdown_pj["mac"] == pytest.approx(32 * 0.5)
+    assert cost.energy_pj == pytest.approx(496.0)
+    assert cost.fits
+
+
+def test_weights_refetched_when_buffer_too_small() -> None:
+    """With room for only part of the weights, the cheapest schedule re-reads something from DRAM."""
+    layer = conv(K=64, C=64, OY=8, OX=8, FY=3, FX=3, padding=(1, 1, 1, 1))
+    big = layer_cost(layer, flat_core(), offchip())
+    compulsory = layer.input_bytes + layer.weight_bytes + layer.output_bytes
+    assert big.dram_bytes == pytest.approx(compulsory)
+    small = layer_cost(layer, flat_core(capacity_bytes=4096), offchip())
+    assert small.dram_bytes > compulsory
+    assert small.fits
+
+
+def test_bandwidth_bound_latency() -> None:
+    layer = conv(K=64, C=64, OY=8, OX=8)
+    slow = layer_cost(layer, flat_core(spatial=(("K", 64), ("C", 64))), offchip(bandwidth=1.0))
+    assert slow.latency_cycles == pytest.approx(slow.dram_bytes)
+    assert slow.latency_cycles > slow.compute_cycles
+
+
+def test_depthwise_uses_the_k_dimension_for_groups() -> None:
+    layer = Layer("dw", OpKind.CONV, K=1, C=1, G=16, OY=4, OX=4, FY=3, FX=3, padding=(1, 1, 1, 1))
+    cost = layer_cost(layer, flat_core(), offchip())
+    assert cost.spatial_mapping.get("G") == 2
+    assert cost.compute_cycles == 8 * 4 * 4 * 9
+
+
+def test_overflow_is_reported_not_hidden() -> None:
+    layer = conv(K=64, C=64, OY=8, OX=8)
+    cost = layer_cost(layer, flat_core(capacity_bytes=2), offchip())
+    assert not cost.fits
+
+
+def test_unsupported_kind_is_rejected() -> None:
+    core = flat_core()
+    simd = Core(0, "simd", (("G", 4),), core.memories, core.hierarchy, 0.1, frozenset({OpKind.POOL}))
+    with pytest.raises(ValueError, match="does not execute conv"):
+        layer_cost(conv(), simd, offchip())
+
+
+def test_cache_is_keyed_by_shape_not_name() -> None:
+    clear_cache()
+    layer_cost(conv(), flat_core(), offchip())
+    layer_cost(conv().replace(name="other"), flat_core(), offchip())
+    info = cache_info()
+    assert (info["misses"], info["hits"]) == (1, 1)
+
+
+def test_two_level_weight_stationary() -> None:
+    """A per-PE weight register makes weights read once from the buffer when pixels are innermost."""
+    buf = MemoryLevel("buf", 1 << 20, 1.0, 1.0, 1e6, 1e6)
+    reg = MemoryLevel("wreg", 1, 0.0, 0.0, 1, 1, instances=4)
+    core = Core(0, "ws", (("K", 2), ("C", 2)), (reg, buf), {"I": ("buf",), "W": ("wreg", "buf"), "O": ("buf",)}, 0.5)
+    layer = conv(K=2, C=2, OY=16, OX=16)
+    cost = layer_cost(layer, core, offchip())
+    assert cost.level_read_bytes[("buf", "W")] == pytest.approx(layer.weight_bytes)
+    assert cost.level_read_bytes[("wreg", "W")] == pytest.approx(4 * cost.compute_cycles)
+
+
+layers = st.builds(
+    lambda k, c, oy, ox, f, s: Layer(
+        "L", OpKind.CONV, K=k, C=c, OY=oy, OX=ox, FY=f, FX=f, stride_y=s, stride_x=s, padding=(f // 2,) * 4
+    ),
+    k=st.integers(1, 96),
+    c=st.integers(1, 96),
+    oy=st.integers(1, 24),
+    ox=st.integers(1, 24),
+    f=st.sampled_from([1, 3, 5]),
+    s=st.sampled_from([1, 2]),
+)
+
+
+@given(layer=layers, cap_small=st.integers(64, 1 << 14), factor=st.integers(2, 64))
+def test_larger_buffer_never_increases_dram_traffic(layer: Layer, cap_small: int, factor: int) -> None:
+    small = layer_cost(layer, flat_core(capacity_bytes=cap_small), offchip())
+    large = layer_cost(layer, flat_core(capacity_bytes=cap_small * factor), offchip())
+    assert large.dram_bytes <= small.dram_bytes + 1e-9
+
+
+@given(layer=layers, dim=st.sampled_from(["K", "C", "OY", "OX"]), extra=st.integers(1, 16))
+def test_more_macs_never_cost_less(layer: Layer, dim: str, extra: int) -> None:
+    bigger = layer.replace(**{dim: getattr(layer, dim) + extra})
+    core = flat_core(capacity_bytes=1 << 13)
+    a, b = layer_cost(layer, core, offchip()), layer_cost(bigger, core, offchip())
+    assert b.macs > a.macs
+    assert b.compute_cycles >= a.compute_cycles
+    assert b.latency_cycles >= a.latency_cycles - 1e-9
+    assert b.energy_pj >= a.energy_pj - 1e-6
+
+
+@given(layer=layers, spatial=st.sampled_from([(("K", 16), ("C", 16)), (("OX", 8), ("FX", 3)), (("K", 4),)]))
+def test_utilization_in_unit_interval(layer: Layer, spatial: tuple[tuple[str, int], ...]) -> None:
+    cost = layer_cost(layer, flat_core(spatial=spatial), offchip())
+    assert 0 < cost.spatial_utilization <= 1
+    assert cost.compute_cycles * flat_core(spatial=spatial).n_macs >= layer.macs
