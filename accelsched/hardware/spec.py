@@ -30,7 +30,7 @@ __all__ = [
 OPERANDS: tuple[str, ...] = ("I", "W", "O")
 """Operands of a layer: input activations, weights, outputs (partial sums)."""
 
-SPATIAL_DIMS: tuple[str, ...] = tuple(d for d in LOOP_DIMS if d != "G") + ("G",)
+SPATIAL_DIMS: tuple[str, ...] = LOOP_DIMS
 
 
 def _positive(owner: str, name: str, value: object, *, integer: bool = False, allow_zero: bool = False) -> None:
@@ -267,9 +267,7 @@ class Mesh:
         )
         for r, c in nodes:
             if not (0 <= r < self.rows and 0 <= c < self.cols):
-                raise ValueError(
-                    f"interconnect: dram node ({r}, {c}) is outside the {self.rows}x{self.cols} mesh"
-                )
+                raise ValueError(f"interconnect: dram node ({r}, {c}) is outside the {self.rows}x{self.cols} mesh")
         object.__setattr__(self, "dram_nodes", tuple(dict.fromkeys(nodes)))
 
     def position(self, core_id: int) -> tuple[int, int]:
@@ -351,7 +349,9 @@ class Accelerator:
             raise ValueError(f"accelerator {self.name!r}: field cores is empty")
         for i, core in enumerate(self.cores):
             if core.id != i:
-                raise ValueError(f"accelerator {self.name!r}: core at position {i} has id {core.id}; ids must be 0..n-1")
+                raise ValueError(
+                    f"accelerator {self.name!r}: core at position {i} has id {core.id}; ids must be 0..n-1"
+                )
         _positive(f"accelerator {self.name!r}", "clock_hz", self.clock_hz)
         if isinstance(self.interconnect, Mesh) and self.interconnect.rows * self.interconnect.cols != len(self.cores):
             raise ValueError(
@@ -392,7 +392,7 @@ class Accelerator:
 
     def summary(self) -> str:
         """One line: name, cores, MACs, on-chip memory, interconnect."""
-        net = self.interconnect.kind if self.interconnect is not None else "none"
+        net: str = self.interconnect.kind if self.interconnect is not None else "none"
         if isinstance(self.interconnect, Mesh):
             net = f"mesh {self.interconnect.rows}x{self.interconnect.cols}"
         return (

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-__all__ = ["Layer", "OpKind", "LOOP_DIMS"]
+__all__ = ["LOOP_DIMS", "Layer", "OpKind"]
 
 LOOP_DIMS: tuple[str, ...] = ("B", "G", "K", "C", "OY", "OX", "FY", "FX")
 """Names of the loop dimensions of a layer, in the order used throughout."""
@@ -123,9 +123,7 @@ class Layer:
                 object.__setattr__(self, "kind", OpKind(self.kind))
             except ValueError:
                 kinds = ", ".join(k.value for k in OpKind)
-                raise ValueError(
-                    f"layer {self.name!r}: field kind must be one of {kinds}, got {self.kind!r}"
-                ) from None
+                raise ValueError(f"layer {self.name!r}: field kind must be one of {kinds}, got {self.kind!r}") from None
         object.__setattr__(self, "padding", tuple(self.padding))
         object.__setattr__(self, "inputs", tuple(self.inputs))
         for dim in LOOP_DIMS:
@@ -146,9 +144,7 @@ class Layer:
             raise ValueError(f"layer {self.name!r}: a layer cannot be its own input")
 
     def _check_padding(self) -> None:
-        if len(self.padding) != 4 or any(
-            isinstance(p, bool) or not isinstance(p, int) or p < 0 for p in self.padding
-        ):
+        if len(self.padding) != 4 or any(isinstance(p, bool) or not isinstance(p, int) or p < 0 for p in self.padding):
             raise ValueError(
                 f"layer {self.name!r}: field padding must be 4 non-negative integers "
                 f"(top, left, bottom, right), got {self.padding!r}"
@@ -172,26 +168,23 @@ class Layer:
                 f"the channels go in G, got K={self.K}, C={self.C}"
             )
         if kind in (OpKind.FC, OpKind.MATMUL, OpKind.ELTWISE) and (self.FY, self.FX) != (1, 1):
-            raise ValueError(
-                f"layer {name!r}: a {kind.value} layer has a 1x1 window, got FY={self.FY}, FX={self.FX}"
-            )
+            raise ValueError(f"layer {name!r}: a {kind.value} layer has a 1x1 window, got FY={self.FY}, FX={self.FX}")
         if kind is OpKind.ELTWISE and (self.stride_y, self.stride_x) != (1, 1):
             raise ValueError(f"layer {name!r}: an eltwise layer has stride 1")
         if kind is OpKind.MATMUL and len(self.inputs) != 2:
             raise ValueError(
-                f"layer {name!r}: a matmul layer has exactly two producers (I then W), "
-                f"got inputs={self.inputs!r}"
+                f"layer {name!r}: a matmul layer has exactly two producers (I then W), got inputs={self.inputs!r}"
             )
 
     # ------------------------------------------------------------------ shape
     @property
-    def IY(self) -> int:  # noqa: N802 - loop-dimension name
+    def IY(self) -> int:
         """Input rows read by the layer (after removing padding)."""
         top, _, bottom, _ = self.padding
         return (self.OY - 1) * self.stride_y + (self.FY - 1) * self.dilation_y + 1 - top - bottom
 
     @property
-    def IX(self) -> int:  # noqa: N802 - loop-dimension name
+    def IX(self) -> int:
         """Input columns read by the layer (after removing padding)."""
         _, left, _, right = self.padding
         return (self.OX - 1) * self.stride_x + (self.FX - 1) * self.dilation_x + 1 - left - right

@@ -66,7 +66,8 @@ class Workload:
             missing = [p for p in layer.inputs if p not in seen]
             if missing:
                 raise ValueError(
-                    f"workload {self.name!r}: layer {layer.name!r} reads unknown layer(s) {', '.join(map(repr, missing))}"
+                    f"workload {self.name!r}: layer {layer.name!r} reads unknown layer(s) "
+                    f"{', '.join(map(repr, missing))}"
                 )
         ordered = _topological(self.name, layers)
         object.__setattr__(self, "layers", ordered)
@@ -182,7 +183,7 @@ class Workload:
 
     def to_networkx(self) -> nx.DiGraph:
         """A new ``networkx.DiGraph`` with a ``layer`` attribute on every node."""
-        graph = nx.DiGraph(name=self.name)
+        graph: nx.DiGraph[str] = nx.DiGraph(name=self.name)
         for layer in self.layers:
             graph.add_node(layer.name, layer=layer)
         graph.add_edges_from(self.edges)

@@ -353,7 +353,9 @@ class _Model:
             ok &= per_instance <= mem.capacity_bytes
         return ok
 
-    def _access_energy(self, traffic: Mapping[str, np.ndarray], levels: Mapping[str, str], parents: Mapping[str, str | None]) -> np.ndarray:
+    def _access_energy(
+        self, traffic: Mapping[str, np.ndarray], levels: Mapping[str, str], parents: Mapping[str, str | None]
+    ) -> np.ndarray:
         """Energy of moving this depth's traffic: parent reads/writes and level writes/reads."""
         total = np.zeros_like(traffic["I"])
         for op, lvl in levels.items():
@@ -366,8 +368,10 @@ class _Model:
                 p_read, p_write = pm.read_energy_pj_per_byte, pm.write_energy_pj_per_byte
             if op == "O":
                 up, down = traffic["O_up"], traffic["O_down"]
-                total = total + up * (mem.read_energy_pj_per_byte + p_write) + down * (
-                    p_read + mem.write_energy_pj_per_byte
+                total = (
+                    total
+                    + up * (mem.read_energy_pj_per_byte + p_write)
+                    + down * (p_read + mem.write_energy_pj_per_byte)
                 )
             else:
                 total = total + traffic[op] * (p_read + mem.write_energy_pj_per_byte)
@@ -388,7 +392,7 @@ class _Model:
             if not feasible:
                 all_fit = False
                 # fall back to the smallest tile still nested in the previous one
-                sizes = sum(grid[d] for d in ("B", "OY", "OX", "K", "C", "G", "taps"))
+                sizes = np.sum([grid[d] for d in ("B", "OY", "OX", "K", "C", "G", "taps")], axis=0)
                 candidates = np.flatnonzero(mask)
                 smallest = candidates[np.argmin(sizes[candidates])]
                 fits = np.zeros_like(mask)
@@ -409,7 +413,9 @@ class _Model:
             assert best is not None
             _, _, o_idx, idx = best
             tile = {d: int(grid[d][idx]) for d in ("B", "OY", "OX", "K", "C", "G", "taps")}
-            chosen.append(TileChoice(depth, ORDERS[o_idx], MappingProxyType(tile), MappingProxyType(dict(levels)), feasible))
+            chosen.append(
+                TileChoice(depth, ORDERS[o_idx], MappingProxyType(tile), MappingProxyType(dict(levels)), feasible)
+            )
             traffic_per_depth.append({k: float(v[idx]) for k, v in best_traffic.items()})
             mask = np.ones_like(mask)
             for d in tile:

@@ -58,9 +58,7 @@ class CostReport:
             raise ValueError(f"CostReport: field utilization must be in [0, 1], got {self.utilization!r}")
         total = sum(self.energy_breakdown_pj.values())
         if self.energy_breakdown_pj and abs(total - self.energy_pj) > 1e-6 * max(1.0, self.energy_pj):
-            raise ValueError(
-                f"CostReport: energy_pj={self.energy_pj} differs from the sum of its breakdown ({total})"
-            )
+            raise ValueError(f"CostReport: energy_pj={self.energy_pj} differs from the sum of its breakdown ({total})")
 
     @property
     def edp(self) -> float:

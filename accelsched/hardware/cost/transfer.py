@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from accelsched.hardware.spec import Accelerator, Bus, Crossbar, Mesh
 
-__all__ = ["Transfer", "core_to_core", "dram_to_core", "core_to_dram", "mesh_multicast_links"]
+__all__ = ["Transfer", "core_to_core", "core_to_dram", "dram_to_core", "mesh_multicast_links"]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""Benchmarks: speed of the cost model, instance suites and gap runners."""
