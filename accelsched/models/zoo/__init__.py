@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from accelsched.models.workload import Workload
 
-__all__ = ["ZooEntry", "register", "get", "names", "entries"]
+__all__ = ["ZooEntry", "entries", "get", "names", "register"]
 
 
 @dataclass(frozen=True)
