@@ -41,6 +41,8 @@ File format (every key is checked; unknown keys are errors)::
 
 from __future__ import annotations
 
+import json
+import re
 import tomllib
 from collections.abc import Mapping
 from importlib import resources
@@ -205,9 +207,14 @@ def _core(core_id: int, type_name: str, data: Mapping[str, Any], where: str) -> 
     context = f"core_types.{type_name}"
     _check_keys(data, _CORE_TYPE_KEYS, where, context)
     memories = []
+    if not isinstance(data["memories"], list):
+        raise InputError(f"{context}.memories must be an array of tables ([[{context}.memories]])", where)
     for j, mem in enumerate(data["memories"]):
         _check_keys(mem, _MEMORY_KEYS, where, f"{context}.memories[{j}]")
-        memories.append(MemoryLevel(**mem))
+        try:
+            memories.append(MemoryLevel(**mem))
+        except (ValueError, TypeError) as exc:
+            raise InputError(f"{context}.memories[{j}]: {exc}", where, "fix the value in the file") from None
     spatial = data["spatial"]
     if not isinstance(spatial, Mapping):
         raise InputError(f"{context}.spatial must be a table such as {{ K = 32, C = 32 }}, got {spatial!r}", where)
@@ -223,15 +230,23 @@ def _core(core_id: int, type_name: str, data: Mapping[str, Any], where: str) -> 
     hierarchy = data["hierarchy"]
     if not isinstance(hierarchy, Mapping):
         raise InputError(f"{context}.hierarchy must be a table {{ I = [...], W = [...], O = [...] }}", where)
-    return Core(
-        id=core_id,
-        name=type_name,
-        spatial=tuple(spatial.items()),
-        memories=tuple(memories),
-        hierarchy={op: tuple(levels) for op, levels in hierarchy.items()},
-        mac_energy_pj=data["mac_energy_pj"],
-        supported=supported,
-    )
+    for op, levels in hierarchy.items():
+        if not isinstance(levels, list) or not all(isinstance(level, str) for level in levels):
+            raise InputError(
+                f"{context}.hierarchy.{op} = {levels!r} must be a list of level names", where, 'write e.g. ["rf", "gb"]'
+            )
+    try:
+        return Core(
+            id=core_id,
+            name=type_name,
+            spatial=tuple(spatial.items()),
+            memories=tuple(memories),
+            hierarchy={op: tuple(levels) for op, levels in hierarchy.items()},
+            mac_energy_pj=data["mac_energy_pj"],
+            supported=supported,
+        )
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"{context}: {exc}", where, "fix the value in the file") from None
 
 
 def accelerator_to_dict(acc: Accelerator) -> dict[str, Any]:
@@ -308,12 +323,17 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return json.dumps(value, ensure_ascii=False)  # JSON string escapes are valid TOML basic strings
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + " }"
     raise TypeError(f"cannot write {value!r} as TOML")
+
+
+def _toml_key(key: str) -> str:
+    """A bare key when TOML allows it, else a quoted one."""
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
 
 
 def dump_toml(acc: Accelerator) -> str:
@@ -324,10 +344,11 @@ def dump_toml(acc: Accelerator) -> str:
         if table in data:
             lines += ["", f"[{table}]"] + [f"{k} = {_toml_value(v)}" for k, v in data[table].items()]
     for type_name, body in data["core_types"].items():
-        lines += ["", f"[core_types.{type_name}]"]
+        lines += ["", f"[core_types.{_toml_key(type_name)}]"]
         lines += [f"{k} = {_toml_value(v)}" for k, v in body.items() if k != "memories"]
         for mem in body["memories"]:
-            lines += ["", f"[[core_types.{type_name}.memories]]"] + [f"{k} = {_toml_value(v)}" for k, v in mem.items()]
+            lines += ["", f"[[core_types.{_toml_key(type_name)}.memories]]"]
+            lines += [f"{k} = {_toml_value(v)}" for k, v in mem.items()]
     for entry in data["cores"]:
         lines += ["", "[[cores]]"] + [f"{k} = {_toml_value(v)}" for k, v in entry.items()]
     return "\n".join(lines) + "\n"

@@ -117,7 +117,7 @@ class Core:
     name: str
     spatial: tuple[tuple[str, int], ...]
     memories: tuple[MemoryLevel, ...]
-    hierarchy: Mapping[str, tuple[str, ...]]
+    hierarchy: Mapping[str, tuple[str, ...]] = field(hash=False)
     mac_energy_pj: float
     supported: frozenset[OpKind] = field(default_factory=lambda: frozenset(OpKind))
 
