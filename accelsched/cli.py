@@ -142,10 +142,18 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload, batch=args.batch)
     acc = load_accelerator(args.hardware)
     cores = _parse_cores(args.cores)
-    try:
-        report = evaluate_layer_by_layer(workload, acc, cores)
-    except (ValueError, KeyError) as exc:
-        raise InputError(str(exc).strip("'\""), "--cores / --hardware", "choose cores that run every layer") from None
+    chosen = range(acc.n_cores) if cores is None else cores
+    missing = [c for c in chosen if not 0 <= c < acc.n_cores]
+    if missing:
+        raise InputError(f"{acc.name} has no core {missing[0]} (cores are 0..{acc.n_cores - 1})", "--cores")
+    for layer in workload:
+        if not any(acc.core(c).supports(layer.kind) for c in chosen):
+            raise InputError(
+                f"no chosen core of {acc.name} runs layer {layer.name!r} ({layer.kind.value})",
+                "--cores",
+                "add a core that supports it (accelsched list hardware)",
+            )
+    report = evaluate_layer_by_layer(workload, acc, cores)
     if args.json:
         print(
             json.dumps(

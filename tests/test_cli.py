@@ -86,6 +86,8 @@ def test_demo_prints_a_cost_report(capsys: pytest.CaptureFixture[str]) -> None:
         (["evaluate", "--workload", "random:3:1", "--hardware", "set-edge-4x4", "--cores", "a"], "bad core list"),
         (["solve", "nosuchproblem", "--workload", "random:3:1", "--hardware", "set-edge-4x4", "--method", "x"],
          "unknown problem 'nosuchproblem'"),
+        (["evaluate", "--workload", "resnet18", "--hardware", "stream-sc-tpu", "--cores", "0"],
+         "no chosen core of stream-sc-tpu runs layer 'maxpool' (pool)"),
         (["frobnicate"], "invalid choice"),
     ],
 )  # fmt: skip

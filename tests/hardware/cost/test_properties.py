@@ -81,7 +81,8 @@ def test_report_is_consistent_on_random_cores(layer: Layer, core: Core) -> None:
 def test_larger_top_buffer_never_increases_dram_traffic(layer: Layer, core: Core, factor: int) -> None:
     top = core.memory("gb")
     bigger = replace(
-        core, memories=tuple(replace(m, capacity_bytes=m.capacity_bytes * factor) if m is top else m for m in core.memories)
+        core,
+        memories=tuple(replace(m, capacity_bytes=m.capacity_bytes * factor) if m is top else m for m in core.memories),
     )
     assert layer_cost(layer, bigger, offchip()).dram_bytes <= layer_cost(layer, core, offchip()).dram_bytes + 1e-6
 
