@@ -1,0 +1,71 @@
+"""Solver layer: the backend-neutral Result and Status, options, a small linear modelling
+layer solved by highspy / PuLP (CBC, HiGHS) / Pyomo (``appsi_highs``), and a CP-SAT adapter.
+
+Importing this package loads NumPy only; each backend is imported when it is first used
+(:func:`solve_cpsat` needs OR-Tools, the linear backends load theirs in :func:`solve`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from accelsched.solvers.linear import (
+    BACKENDS,
+    Constraint,
+    LinearModel,
+    LinearSolution,
+    LinExpr,
+    MatrixForm,
+    Var,
+    VarValues,
+    WarmStart,
+    available_backends,
+    backend_availability,
+    quicksum,
+    solve,
+)
+from accelsched.solvers.options import SolveOptions
+from accelsched.solvers.result import ObjectiveMismatch, Result, SolveStats, relative_gap, verify_objective
+from accelsched.solvers.status import Outcome, Status, map_status, pulp_status
+
+if TYPE_CHECKING:
+    from accelsched.solvers.cpsat import CpSatSolution, TraceCallback, solve_cpsat
+
+__all__ = [
+    "BACKENDS",
+    "Constraint",
+    "CpSatSolution",
+    "LinExpr",
+    "LinearModel",
+    "LinearSolution",
+    "MatrixForm",
+    "ObjectiveMismatch",
+    "Outcome",
+    "Result",
+    "SolveOptions",
+    "SolveStats",
+    "Status",
+    "TraceCallback",
+    "Var",
+    "VarValues",
+    "WarmStart",
+    "available_backends",
+    "backend_availability",
+    "map_status",
+    "pulp_status",
+    "quicksum",
+    "relative_gap",
+    "solve",
+    "solve_cpsat",
+    "verify_objective",
+]
+
+_LAZY = {"CpSatSolution", "TraceCallback", "solve_cpsat"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from accelsched.solvers import cpsat
+
+        return getattr(cpsat, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

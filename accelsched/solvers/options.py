@@ -1,0 +1,86 @@
+"""Solver options shared by every backend, validated once."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["MAX_SEED", "SolveOptions"]
+
+MAX_SEED = 2**31 - 1
+"""Largest seed every backend accepts (HiGHS and CBC take a signed 32-bit seed)."""
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """Limits and settings of one solve, mapped by each adapter to its native parameters.
+
+    ==============  ======================  =============  ================  ==========================
+    field           CP-SAT                  highspy        PuLP (CBC)        Pyomo ``appsi_highs``
+    ==============  ======================  =============  ================  ==========================
+    time_limit_s    max_time_in_seconds     time_limit     timeLimit         ``solve(timelimit=)``
+    threads         num_workers             threads        threads           options ``threads``
+    rel_gap         relative_gap_limit      mip_rel_gap    gapRel            options ``mip_rel_gap``
+    seed            random_seed             random_seed    ``randomCbcSeed``  options ``random_seed``
+    log             log_search_progress     output_flag    msg               ``tee``
+    ==============  ======================  =============  ================  ==========================
+
+    Parameters
+    ----------
+    time_limit_s
+        Wall-clock limit in seconds, or None for no limit.
+    threads
+        Number of solver threads (CP-SAT workers), at least 1. HiGHS fixes its thread
+        pool on the first solve of the process; later solves asking for a different
+        number get that first pool (see :mod:`accelsched.solvers.highs`).
+    rel_gap
+        Relative optimality gap at which a MIP / CP-SAT search stops and reports
+        OPTIMAL; 0 (the default) asks for a proof of optimality.
+    seed
+        Random seed, in [0, 2**31 - 1].
+    log
+        Print the solver's log.
+
+    Raises
+    ------
+    ValueError
+        A field has a bad value; the message names the field and the value.
+    """
+
+    time_limit_s: float | None = None
+    threads: int = 1
+    rel_gap: float = 0.0
+    seed: int = 0
+    log: bool = False
+
+    def __post_init__(self) -> None:
+        limit = self.time_limit_s
+        if limit is not None and (not _is_real(limit) or not math.isfinite(limit) or limit <= 0):
+            _bad("time_limit_s", limit, "a positive finite number of seconds or None")
+        if not _is_int(self.threads) or self.threads < 1:
+            _bad("threads", self.threads, "an integer >= 1")
+        if not _is_real(self.rel_gap) or not 0 <= self.rel_gap < 1:
+            _bad("rel_gap", self.rel_gap, "a number in [0, 1)")
+        if not _is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
+            _bad("seed", self.seed, f"an integer in [0, {MAX_SEED}]")
+        if not isinstance(self.log, bool):
+            _bad("log", self.log, "True or False")
+        if limit is not None:
+            object.__setattr__(self, "time_limit_s", float(limit))
+        object.__setattr__(self, "rel_gap", float(self.rel_gap))
+        object.__setattr__(self, "threads", int(self.threads))
+        object.__setattr__(self, "seed", int(self.seed))
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(value)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _bad(field: str, value: Any, expected: str) -> None:
+    raise ValueError(f"SolveOptions: field {field} must be {expected}, got {value!r}")

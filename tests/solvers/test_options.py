@@ -1,0 +1,71 @@
+"""SolveOptions validation and its mapping to each backend's parameters."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from ortools.sat.python import cp_model
+
+from accelsched.solvers import SolveOptions, solve_cpsat
+from accelsched.solvers.options import MAX_SEED
+
+
+def test_defaults() -> None:
+    opts = SolveOptions()
+    assert (opts.time_limit_s, opts.threads, opts.rel_gap, opts.seed, opts.log) == (None, 1, 0.0, 0, False)
+
+
+def test_numbers_are_normalised() -> None:
+    opts = SolveOptions(time_limit_s=2, threads=np.int64(3), rel_gap=0, seed=np.int32(5))
+    assert opts.time_limit_s == 2.0 and isinstance(opts.time_limit_s, float)
+    assert opts.threads == 3 and type(opts.threads) is int
+    assert opts.seed == 5 and type(opts.seed) is int
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"time_limit_s": 0},
+            "SolveOptions: field time_limit_s must be a positive finite number of seconds or None, got 0",
+        ),
+        ({"time_limit_s": -1.5}, "field time_limit_s must be a positive finite number of seconds or None, got -1.5"),
+        ({"time_limit_s": math.inf}, "field time_limit_s must be a positive finite number of seconds or None, got inf"),
+        ({"time_limit_s": math.nan}, "field time_limit_s must be a positive finite number of seconds or None, got nan"),
+        ({"time_limit_s": "10"}, "field time_limit_s must be a positive finite number of seconds or None, got '10'"),
+        ({"threads": 0}, "SolveOptions: field threads must be an integer >= 1, got 0"),
+        ({"threads": 2.0}, "field threads must be an integer >= 1, got 2.0"),
+        ({"threads": True}, "field threads must be an integer >= 1, got True"),
+        ({"rel_gap": -0.1}, "SolveOptions: field rel_gap must be a number in [0, 1), got -0.1"),
+        ({"rel_gap": 1.0}, "field rel_gap must be a number in [0, 1), got 1.0"),
+        ({"seed": -1}, f"SolveOptions: field seed must be an integer in [0, {MAX_SEED}], got -1"),
+        ({"seed": 2**31}, f"field seed must be an integer in [0, {MAX_SEED}], got {2**31}"),
+        ({"seed": 1.0}, f"field seed must be an integer in [0, {MAX_SEED}], got 1.0"),
+        ({"log": 1}, "SolveOptions: field log must be True or False, got 1"),
+    ],
+)
+def test_bad_values_name_field_and_value(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        SolveOptions(**kwargs)  # type: ignore[arg-type]
+    assert message in str(info.value)
+
+
+def test_frozen() -> None:
+    opts = SolveOptions()
+    with pytest.raises(AttributeError):
+        opts.threads = 4  # type: ignore[misc]
+
+
+def test_cpsat_receives_the_options() -> None:
+    m = cp_model.CpModel()
+    x = m.new_int_var(0, 5, "x")
+    m.maximize(x)
+    sol = solve_cpsat(m, SolveOptions(time_limit_s=3.5, threads=2, rel_gap=0.01, seed=42))
+    params = sol.solver.parameters
+    assert params.max_time_in_seconds == 3.5
+    assert params.num_workers == 2
+    assert params.relative_gap_limit == pytest.approx(0.01)
+    assert params.random_seed == 42
+    assert params.log_search_progress is False
