@@ -27,8 +27,7 @@ ALL_KINDS = frozenset(OpKind)
 COMPUTE_KINDS = frozenset({OpKind.CONV, OpKind.FC, OpKind.MATMUL})
 SIMD_KINDS = frozenset({OpKind.POOL, OpKind.ELTWISE})
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFINES_HW_TXT = REPO_ROOT.parent / "shared" / "reference" / "defines" / "hw.txt"
+DEFINES_HW_TXT = Path(__file__).parents[1] / "data" / "defines" / "hw.txt"
 
 
 # --------------------------------------------------------------------------------------
@@ -298,152 +297,12 @@ class DefinesArch(NamedTuple):
     levels: tuple[Level, ...]
 
 
-_DRAM = ("dram", ("I1", "I2", "O"), 10_000_000_000, 64, 64, 700.0, 750.0, 1)
-_DEFINES_EMBEDDED: dict[str, tuple] = {
-    "Meta_prototype": (
-        (32, 2, 4, 4),
-        0.04,
-        (
-            ("rf_1B", ("I2",), 8, 8, 8, 0.01, 0.01, 64),
-            ("rf_2B", ("O",), 16, 16, 16, 0.02, 0.02, 512),
-            ("sram_32KB", ("I1",), 262144, 256, 256, 13.28, 15.4, 1),
-            ("sram_64KB", ("I2",), 524288, 512, 512, 26.56, 30.8, 1),
-            ("sram_1MB_A", ("I1", "O"), 8388608, 1024, 1024, 208.1, 189.2, 1),
-            ("sram_1MB_W", ("I2",), 8388608, 1024, 1024, 208.1, 189.2, 1),
-            _DRAM,
-        ),
-    ),
-    "Meta_prototype_DF": (
-        (32, 2, 4, 4),
-        0.04,
-        (
-            ("rf_1B", ("I2",), 8, 8, 8, 0.01, 0.01, 64),
-            ("rf_2B", ("O",), 16, 16, 16, 0.02, 0.02, 512),
-            ("sram_32KB", ("I2",), 262144, 512, 512, 17.2, 28.4, 1),
-            ("sram_64KB", ("I1", "O"), 524288, 512, 512, 26.56, 30.8, 1),
-            ("sram_1MB_W", ("I2",), 8388608, 1024, 1024, 208.1, 189.2, 1),
-            ("sram_1MB_A", ("I1", "O"), 8388608, 1024, 1024, 208.1, 189.2, 1),
-            _DRAM,
-        ),
-    ),
-    "TPU_like": (
-        (32, 32),
-        0.04,
-        (
-            ("rf_128B", ("I2",), 1024, 8, 8, 0.095, 0.095, 1024),
-            ("rf_1KB", ("O",), 16, 16, 16, 0.54, 0.6, 32),
-            ("sram_2MB", ("I1", "O"), 16777216, 2048, 2048, 416.2, 378.4, 1),
-            _DRAM,
-        ),
-    ),
-    "TPU_like_DF": (
-        (32, 32),
-        0.04,
-        (
-            ("rf_64B", ("I2",), 512, 8, 8, 0.053, 0.053, 1024),
-            ("rf_1KB", ("O",), 16, 16, 16, 0.54, 0.6, 32),
-            ("sram_1MB_W", ("I2",), 8388608, 1024, 1024, 208.1, 189.2, 1),
-            ("sram_64KB_A", ("I1", "O"), 524288, 2048, 2048, 36.96, 94.88, 1),
-            ("sram_1MB_A", ("I1", "O"), 8388608, 1024, 1024, 208.1, 189.2, 1),
-            _DRAM,
-        ),
-    ),
-    "Edge_TPU_like": (
-        (8, 8, 4, 4),
-        0.04,
-        (
-            ("rf_1B", ("I2",), 8, 8, 8, 0.01, 0.01, 64),
-            ("rf_2B", ("O",), 16, 16, 16, 0.02, 0.02, 128),
-            ("sram_32KB", ("I2",), 262144, 512, 512, 22.9, 52.01, 1),
-            ("sram_2MB", ("I1", "O"), 16777216, 2048, 2048, 416.2, 378.4, 1),
-            _DRAM,
-        ),
-    ),
-    "Edge_TPU_like_DF": (
-        (8, 8, 4, 4),
-        0.04,
-        (
-            ("rf_1B", ("I2",), 8, 8, 8, 0.01, 0.01, 64),
-            ("rf_2B", ("O",), 16, 16, 16, 0.02, 0.02, 128),
-            ("sram_16KB_W", ("I2",), 131072, 512, 512, 19.4, 33.9, 1),
-            ("sram_16KB_A", ("I1", "O"), 131072, 2048, 2048, 27.2, 40.32, 1),
-            ("sram_1MB_W", ("I2",), 8388608, 1024, 1024, 208.1, 189.2, 1),
-            ("sram_1MB_A", ("I1", "O"), 8388608, 1024, 1024, 208.1, 189.2, 1),
-            _DRAM,
-        ),
-    ),
-    "Ascend_like": (
-        (16, 16, 2, 2),
-        0.04,
-        (
-            ("rf_1B", ("I2",), 8, 8, 8, 0.01, 0.01, 256),
-            ("rf_2B", ("O",), 16, 16, 16, 0.02, 0.02, 64),
-            ("sram_64KB_I", ("I1",), 65536, 512, 512, 26.56, 30.72, 1),
-            ("sram_64KB_W", ("I2",), 65536, 2048, 2048, 50.16, 108.0, 1),
-            ("sram_256KB_O", ("O",), 2097152, 2048, 2048, 123.2, 212.8, 1),
-            ("sram_1MB_W", ("I2",), 8388608, 4096, 4096, 465.6, 825.6, 1),
-            ("sram_1MB_A", ("I1", "O"), 8388608, 4096, 4096, 465.6, 825.6, 1),
-            _DRAM,
-        ),
-    ),
-    "Ascend_like_DF": (
-        (16, 16, 2, 2),
-        0.04,
-        (
-            ("rf_1B", ("I2",), 8, 8, 8, 0.01, 0.01, 256),
-            ("rf_2B", ("O",), 16, 16, 16, 0.02, 0.02, 64),
-            ("sram_64KB_W", ("I2",), 65536, 2048, 2048, 50.16, 108.0, 1),
-            ("sram_64KB_I", ("I1", "O"), 65536, 512, 512, 26.56, 30.72, 1),
-            ("sram_1MB_W", ("I2",), 8388608, 4096, 4096, 465.6, 825.6, 1),
-            ("sram_256KB_O", ("I1", "O"), 2097152, 2048, 2048, 123.2, 212.8, 1),
-            ("sram_1MB_A", ("I1", "O"), 8388608, 4096, 4096, 465.6, 825.6, 1),
-            _DRAM,
-        ),
-    ),
-    "Tesla_NPU_like": (
-        (32, 8, 4),
-        0.04,
-        (
-            ("rf_1B", ("I2",), 8, 8, 8, 0.01, 0.01, 32),
-            ("rf_4B", ("O",), 32, 16, 16, 0.022, 0.022, 1024),
-            ("sram_1KB_I", ("I1",), 8192, 256, 256, 4.78, 5.59, 1),
-            ("sram_1KB_W", ("I2",), 8192, 256, 256, 4.78, 5.59, 1),
-            ("sram_1MB_A", ("I1", "O"), 8388608, 1024, 1024, 208.1, 189.2, 1),
-            ("sram_1MB_W", ("I2",), 8388608, 1024, 1024, 208.1, 189.2, 1),
-            _DRAM,
-        ),
-    ),
-    "Tesla_NPU_like_DF": (
-        (32, 8, 4),
-        0.04,
-        (
-            ("rf_1B", ("I2",), 8, 8, 8, 0.01, 0.01, 32),
-            ("rf_4B", ("O",), 32, 16, 16, 0.022, 0.022, 1024),
-            ("sram_1KB_I", ("I1",), 8192, 256, 256, 4.78, 5.59, 1),
-            ("sram_1KB_W", ("I2",), 8192, 256, 256, 4.78, 5.59, 1),
-            ("sram_64KB_A", ("I1", "O"), 1048576, 1024, 1024, 34.4, 56.56, 1),
-            ("sram_64KB_W", ("I2",), 1048576, 1024, 1024, 34.4, 56.56, 1),
-            ("sram_896KB_A", ("I1", "O"), 7340032, 896, 896, 182.1, 189.2, 1),
-            ("sram_1MB_W", ("I2",), 8388608, 1024, 1024, 208.1, 189.2, 1),
-            _DRAM,
-        ),
-    ),
-}
-"""The numbers of reference/defines/hw.txt, for when that file (outside the package) is absent."""
-
 _DEFINES_OPERAND = {"I1": "I", "I2": "W", "O": "O"}
 _HEAD = re.compile(r"^===== (\S+): array dims=\[([\d, ]+)\] total=(\d+) MAC energy=([\d.]+)")
 _LEVEL = re.compile(
     r"^\s+(\S+)\s+ops=\(([^)]*)\)\s+size_bit=(\d+).*?\br_bw=(\d+)\s+w_bw=(\d+)\s+"
     r"r_cost=([\d.]+)\s+w_cost=([\d.]+).*?\bunroll=(\d+)"
 )
-
-
-def _embedded_defines() -> dict[str, DefinesArch]:
-    return {
-        arch: DefinesArch(tuple(dims), mac, tuple(Level(*lv) for lv in levels))
-        for arch, (dims, mac, levels) in _DEFINES_EMBEDDED.items()
-    }
 
 
 def _parse_hw_txt(text: str) -> dict[str, DefinesArch]:
@@ -470,16 +329,8 @@ def _parse_hw_txt(text: str) -> dict[str, DefinesArch]:
 
 @pytest.fixture(scope="module")
 def defines_reference() -> dict[str, DefinesArch]:
-    """DeFiNES' architectures: parsed from hw.txt when it is next to the repository, else embedded."""
-    if DEFINES_HW_TXT.is_file():
-        return _parse_hw_txt(DEFINES_HW_TXT.read_text())
-    return _embedded_defines()
-
-
-def test_defines_embedded_numbers_match_the_reference_file() -> None:
-    if not DEFINES_HW_TXT.is_file():
-        pytest.skip(f"{DEFINES_HW_TXT} is not available")
-    assert _parse_hw_txt(DEFINES_HW_TXT.read_text()) == _embedded_defines()
+    """DeFiNES' architectures, parsed from a verbatim copy of reference/defines/hw.txt in tests/data."""
+    return _parse_hw_txt(DEFINES_HW_TXT.read_text())
 
 
 @pytest.mark.parametrize("arch", sorted(DEFINES_PRESETS))
