@@ -35,7 +35,7 @@ __all__ = [
     "run_method",
 ]
 
-PROBLEM_MODULES: tuple[str, ...] = ()
+PROBLEM_MODULES: tuple[str, ...] = ("accelsched.problems.partition",)
 """Modules defining ``PROBLEM``; each problem issue adds its module here."""
 
 METHOD_MODULES: tuple[str, ...] = ()
@@ -143,7 +143,7 @@ def run_method(
         return result
     problem.check(instance, result.solution)
     report = problem.evaluate(instance, result.solution)
-    value = problem.objective(instance, report)
+    value = problem.objective(instance, result.solution, report)
     if result.objective is not None:
         verify_objective(result.objective, value)
     return dataclasses.replace(

@@ -57,7 +57,8 @@ PROBLEM = ProblemSpec(
     lambda w, a, o: Instance(w, a),
     check,
     evaluate,
-    lambda inst, rep: rep.latency_cycles,
+    lambda inst, sol, rep: rep.latency_cycles,
+    dict,
 )
 
 
@@ -124,7 +125,9 @@ def test_lookup_errors() -> None:
     with pytest.raises(InputError, match="methods: bad, exhaustive, slow, wrong"):
         get_method(PROBLEM.name, "nope")
     with pytest.raises(ValueError, match="registered twice"):
-        register_problem(ProblemSpec(PROBLEM.name, "", PROBLEM.make_instance, check, evaluate, PROBLEM.objective))
+        register_problem(
+            ProblemSpec(PROBLEM.name, "", PROBLEM.make_instance, check, evaluate, PROBLEM.objective, dict)
+        )
 
 
 def test_cli_solve_and_gap(capsys: pytest.CaptureFixture[str]) -> None:

@@ -32,8 +32,13 @@ class ProblemSpec:
     evaluate
         ``evaluate(instance, solution) -> CostReport`` with the shared cost model.
     objective
-        ``objective(instance, report) -> float``: the value every method of the
-        problem minimizes, computed from the evaluator's report.
+        ``objective(instance, solution, report) -> float``: the value every method
+        of the problem minimizes, computed from the evaluator's report (and, where
+        the objective prices a decision the report does not hold, such as a chosen
+        buffer capacity, from the solution).
+    solution_from_dict
+        Inverse of the solution's ``to_dict`` (for ``accelsched evaluate --solution``);
+        raises ``ValueError`` naming the bad field.
     """
 
     name: str
@@ -41,7 +46,8 @@ class ProblemSpec:
     make_instance: Callable[[Workload, Accelerator, Mapping[str, str]], Any]
     check: Callable[[Any, Any], None]
     evaluate: Callable[[Any, Any], CostReport]
-    objective: Callable[[Any, CostReport], float]
+    objective: Callable[[Any, Any, CostReport], float]
+    solution_from_dict: Callable[[Any], Any]
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("-", "").replace("_", "").isalnum():
