@@ -51,8 +51,11 @@ def _parser() -> _Parser:
     p_list = sub.add_parser("list", help="list workloads, hardware presets or methods")
     p_list.add_argument("what", choices=["workloads", "hardware", "methods"])
 
-    p_eval = sub.add_parser("evaluate", help="cost report of a schedule family on a workload and a preset")
+    p_eval = sub.add_parser("evaluate", help="cost report of a problem's solution file, or of layer-by-layer execution")
+    p_eval.add_argument("problem", nargs="?", default=None, help="problem of --solution (omit for layer-by-layer)")
     _add_instance_args(p_eval)
+    p_eval.add_argument("--solution", default=None, metavar="FILE", help="solution JSON (or 'solve --json' output)")
+    p_eval.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="problem option")
     p_eval.add_argument("--schedule", choices=["layer-by-layer"], default="layer-by-layer")
     p_eval.add_argument("--cores", default="all", help="'all' or comma-separated core ids (default all)")
     p_eval.add_argument("--per-layer", action="store_true", help="also print one line per layer")
@@ -132,6 +135,48 @@ def _parse_cores(text: str) -> list[int] | None:
         return [int(c) for c in text.split(",")]
     except ValueError:
         raise InputError(f"bad core list {text!r}", "--cores", "write 'all' or ids such as 0,1,2") from None
+
+
+def _read_solution(path: str, from_dict: Any) -> Any:
+    """A solution from a JSON file holding it, or holding ``solve --json`` output."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except OSError as exc:
+        raise InputError(f"cannot read solution file ({exc.strerror})", path, "give an existing JSON file") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not JSON: {exc.msg} at line {exc.lineno}", path, "write the solution as JSON") from None
+    if isinstance(data, dict) and isinstance(data.get("solution"), dict):
+        data = data["solution"]
+    try:
+        return from_dict(data)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise InputError(str(exc), path, "see the solution format in 'accelsched solve ... --json'") from None
+
+
+def _cmd_evaluate_solution(args: argparse.Namespace) -> int:
+    from accelsched.hardware import load_accelerator
+    from accelsched.models.registry import load_workload
+    from accelsched.registry import get_problem
+
+    if args.solution is None:
+        raise InputError(f"evaluating a {args.problem} solution needs a file", "--solution", "add --solution FILE")
+    problem = get_problem(args.problem)
+    workload = load_workload(args.workload, batch=args.batch)
+    acc = load_accelerator(args.hardware)
+    instance = problem.make_instance(workload, acc, _options(args.option))
+    solution = _read_solution(args.solution, problem.solution_from_dict)
+    problem.check(instance, solution)
+    report = problem.evaluate(instance, solution)
+    value = problem.objective(instance, solution, report)
+    if args.json:
+        print(json.dumps({"problem": problem.name, "objective": value, "cost": report.to_dict()}))
+        return 0
+    print(
+        f"{workload.summary()}\n{acc.summary()}\n{problem.name} solution {args.solution}: valid, objective {value:.6g}"
+    )
+    print(format_report(report, acc.clock_hz))
+    return 0
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
@@ -241,10 +286,13 @@ def _num(value: float | None) -> str:
 
 
 def _result_line(result: Any) -> str:
-    return (
+    line = (
         f"{result.method} [{result.backend or '-'}]: {result.status.name}, objective {_num(result.objective)}, "
         f"bound {_num(result.bound)}, {result.runtime_s:.2f} s"
     )
+    if result.solution is None and result.stats.native_status:
+        line += f"\n  {result.stats.native_status}"
+    return line
 
 
 def _cmd_demo() -> int:
@@ -277,7 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "list":
             return _cmd_list(args.what)
         if args.command == "evaluate":
-            return _cmd_evaluate(args)
+            return _cmd_evaluate_solution(args) if args.problem else _cmd_evaluate(args)
         if args.command in ("solve", "gap"):
             return _cmd_solve_or_gap(args)
         return _cmd_demo()

@@ -125,9 +125,7 @@ def test_lookup_errors() -> None:
     with pytest.raises(InputError, match="methods: bad, exhaustive, slow, wrong"):
         get_method(PROBLEM.name, "nope")
     with pytest.raises(ValueError, match="registered twice"):
-        register_problem(
-            ProblemSpec(PROBLEM.name, "", PROBLEM.make_instance, check, evaluate, PROBLEM.objective, dict)
-        )
+        register_problem(ProblemSpec(PROBLEM.name, "", PROBLEM.make_instance, check, evaluate, PROBLEM.objective, dict))
 
 
 def test_cli_solve_and_gap(capsys: pytest.CaptureFixture[str]) -> None:

@@ -210,6 +210,10 @@ class PartitionInstance:
         """Total buffer bytes chosen."""
         return solution.act_capacity_bytes + solution.weight_capacity_bytes
 
+    def metric_of_report(self, report: CostReport) -> float:
+        """The metric of a whole partition from the evaluator's report."""
+        return report.dram_bytes if self.metric is Metric.EMA else report.energy_pj
+
     def objective_value(self, capacity_bytes: float, metric_sum: float) -> float:
         """Cocco's objective from a capacity and a summed metric."""
         if self.co_exploration:
@@ -351,8 +355,7 @@ def evaluate(instance: PartitionInstance, solution: PartitionSolution) -> CostRe
 
 def objective(instance: PartitionInstance, solution: PartitionSolution, report: CostReport) -> float:
     """The value every method minimizes, from the evaluator's report."""
-    metric = report.dram_bytes if instance.metric is Metric.EMA else report.energy_pj
-    return instance.objective_value(instance.capacity_total(solution), metric)
+    return instance.objective_value(instance.capacity_total(solution), instance.metric_of_report(report))
 
 
 # ------------------------------------------------------------------ instances
