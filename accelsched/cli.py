@@ -272,6 +272,9 @@ def _cmd_solve_or_gap(args: argparse.Namespace) -> int:
         print(
             f"{r.method:<24}{r.status.name:<24}{_num(r.objective):>16}{_num(r.bound):>16}{gap:>12}{r.runtime_s:>9.2f}"
         )
+    reasons = dict.fromkeys(r.stats.native_status for r in results if r.solution is None and r.stats.native_status)
+    for reason in reasons:
+        print(f"no solution: {reason}")
     if bound is not None:
         print(f"best proven bound: {bound:.6g}")
     return 0

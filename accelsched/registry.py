@@ -38,7 +38,12 @@ __all__ = [
 PROBLEM_MODULES: tuple[str, ...] = ("accelsched.problems.partition",)
 """Modules defining ``PROBLEM``; each problem issue adds its module here."""
 
-METHOD_MODULES: tuple[str, ...] = ()
+METHOD_MODULES: tuple[str, ...] = (
+    "accelsched.heuristics.partition_greedy",
+    "accelsched.heuristics.partition_dp",
+    "accelsched.heuristics.partition_sa",
+    "accelsched.heuristics.partition_ga",
+)
 """Modules defining ``METHODS``; each formulation or heuristic module is added here."""
 
 _PROBLEMS: dict[str, ProblemSpec] = {}

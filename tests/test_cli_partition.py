@@ -1,0 +1,99 @@
+"""The partition problem on the command line: solve, gap, evaluate --solution and its errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from accelsched.cli import main
+
+INSTANCE = ("--workload", "random:7:3", "--hardware", "cocco-simba-separate", "--option", "act_kb=64",
+            "--option", "weight_kb=16")  # fmt: skip
+METHODS = ("ga", "sa", "greedy", "dp")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_every_method_is_listed(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "list", "methods")
+    assert code == 0
+    listed = {line.split()[0] for line in out.splitlines() if line.startswith("  ")}
+    assert set(METHODS) <= listed
+
+
+def test_solve_json_then_evaluate_the_solution(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = run(capsys, "solve", "partition", *INSTANCE, "--method", "greedy", "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["status"] == "FEASIBLE" and result["problem"] == "partition"
+    assert result["objective"] == pytest.approx(result["cost"]["dram_bytes"])
+    path = tmp_path / "solve.json"
+    path.write_text(out)
+    code, out, _ = run(capsys, "evaluate", "partition", *INSTANCE, "--solution", str(path), "--json")
+    assert code == 0
+    assert json.loads(out)["objective"] == pytest.approx(result["objective"])
+    bare = tmp_path / "solution.json"
+    bare.write_text(json.dumps(result["solution"]))
+    code, out, _ = run(capsys, "evaluate", "partition", *INSTANCE, "--solution", str(bare))
+    assert code == 0 and "valid, objective" in out
+
+
+def test_gap_table_has_every_method(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "gap", "partition", *INSTANCE, "--time-limit", "5")
+    assert code == 0
+    rows = {line.split()[0]: line for line in out.splitlines()[1:] if line and not line.startswith("best")}
+    assert set(METHODS) <= set(rows)
+    assert all("FEASIBLE" in rows[m] for m in METHODS)
+
+
+def test_warm_start_from_a_heuristic(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "solve", "partition", *INSTANCE, "--method", "sa", "--warm-start", "greedy")
+    assert code == 0 and "FEASIBLE" in out
+
+
+def test_a_layer_larger_than_every_buffer_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
+    tiny = ("--workload", "random:7:3", "--hardware", "cocco-simba-separate", "--option", "act_kb=1",
+            "--option", "weight_kb=16")  # fmt: skip
+    code, out, _ = run(capsys, "solve", "partition", *tiny, "--method", "greedy")
+    assert code == 0
+    assert "INFEASIBLE" in out and "alone needs" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (("--option", "alpha=-1"), "alpha must be >= 0"),
+        (("--option", "act_kb="), "is empty"),
+        (("--method", "milp"), "unknown method 'milp'"),
+    ],
+)
+def test_bad_partition_input_is_one_line(
+    capsys: pytest.CaptureFixture[str], extra: tuple[str, ...], message: str
+) -> None:
+    argv = ["solve", "partition", "--workload", "random:7:3", "--hardware", "cocco-simba-separate", *extra]
+    if "--method" not in extra:
+        argv += ["--method", "greedy"]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and not out
+
+
+def test_bad_solution_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    missing = tmp_path / "none.json"
+    code, _, err = run(capsys, "evaluate", "partition", *INSTANCE, "--solution", str(missing))
+    assert code == 2 and "cannot read solution file" in err
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    code, _, err = run(capsys, "evaluate", "partition", *INSTANCE, "--solution", str(broken))
+    assert code == 2 and "not JSON" in err
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({"subgraphs": [["L0"]], "act_capacity_bytes": 65536, "weight_capacity_bytes": 16384}))
+    code, _, err = run(capsys, "evaluate", "partition", *INSTANCE, "--solution", str(wrong))
+    assert code == 1 and "in no subgraph" in err
+    code, _, err = run(capsys, "evaluate", "partition", *INSTANCE)
+    assert code == 2 and "--solution" in err
