@@ -34,7 +34,7 @@ from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
 from accelsched.solvers import Result, SolveOptions
 
-__all__ = ["METHODS", "DPParams", "depth_order", "solve_dp"]
+__all__ = ["METHODS", "DPParams", "depth_order", "segment_dp", "solve_dp"]
 
 
 @dataclass(frozen=True)
@@ -110,26 +110,6 @@ def _segments_from(
     return out
 
 
-def _components(space: PartitionSpace, layers: list[int]) -> list[list[int]]:
-    inside = set(layers)
-    seen: set[int] = set()
-    out = []
-    for v in layers:
-        if v in seen:
-            continue
-        seen.add(v)
-        stack, group = [v], [v]
-        while stack:
-            u = stack.pop()
-            for x in space.neighbours[u]:
-                if x in inside and x not in seen:
-                    seen.add(x)
-                    stack.append(x)
-                    group.append(x)
-        out.append(group)
-    return out
-
-
 def segment_dp(space: PartitionSpace, params: DPParams, options: SolveOptions, start: float) -> tuple[Genome, int]:
     """The best segmentation and its capacities; the number of segments priced.
 
@@ -156,11 +136,11 @@ def segment_dp(space: PartitionSpace, params: DPParams, options: SolveOptions, s
     totals = np.array([space.capacity_bytes(a, w) for a, w in caps.pairs], dtype=float)
     values = totals + instance.alpha * best[space.n] if instance.co_exploration else best[space.n]
     p = int(np.argmin(values))
-    groups: list[list[int]] = []
+    groups: list[tuple[int, ...]] = []
     end = space.n
     while end > 0:
         i = int(back[end][p])
-        groups += _components(space, order[i:end])
+        groups.extend(space.components([order[i:end]]))
         end = i
     act, weight = caps.pairs[p]
     return space.normalize(groups, act, weight), priced

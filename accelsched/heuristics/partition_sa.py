@@ -45,7 +45,7 @@ class PartitionSAParams:
     """
 
     iterations: int = 10_000
-    t0: float = 0.02
+    t0: float = 0.01
     alpha: float = 8.0
     moves: MoveParams = field(default_factory=MoveParams)
 

@@ -211,7 +211,7 @@ class PartitionSpace:
         act, weight
             Capacity indices (raised when some layer alone does not fit).
         """
-        blocks = self._acyclic(self._components(groups))
+        blocks = self._acyclic(self.components(groups))
         act, weight = self.raise_capacity(act, weight)
         if all(self.fits(block, act, weight) for block in blocks):
             return Genome(tuple(blocks), act, weight)
@@ -225,7 +225,7 @@ class PartitionSpace:
         order = self._topological(fitted, out)
         return Genome(tuple(fitted[k] for k in order), act, weight)
 
-    def _components(self, groups: Iterable[Iterable[int]]) -> list[Block]:
+    def components(self, groups: Iterable[Iterable[int]]) -> list[Block]:
         """Weakly connected components of every group, as sorted blocks (cached per group)."""
         out: list[Block] = []
         for group in groups:
@@ -307,7 +307,7 @@ class PartitionSpace:
             k, cut = self._cycle_cut(blocks, where, out, set(order))
             low = [v for v in blocks[k] if v < cut]
             high = [v for v in blocks[k] if v >= cut]
-            blocks = [b for j, b in enumerate(blocks) if j != k] + self._components((low, high))
+            blocks = [b for j, b in enumerate(blocks) if j != k] + self.components((low, high))
 
     def _cycle_cut(
         self, blocks: Sequence[Block], where: list[int], out: list[list[int]], ordered: set[int]
@@ -359,7 +359,7 @@ class PartitionSpace:
             parts.append(rest[:low])
             rest = rest[low:]
         out: list[Block] = []
-        for component in self._components(parts):
+        for component in self.components(parts):
             if len(component) == 1 or self.fits(component, act, weight):
                 out.append(component)
             else:  # footprints are not a contract of the cost model: split again if a part grew

@@ -25,7 +25,7 @@ def bits(calls: list[int] | None = None) -> GAOperators[tuple[int, ...]]:
 
     def mutate(genome: tuple[int, ...], rng: np.random.Generator) -> tuple[int, ...]:
         k = int(rng.integers(len(genome)))
-        return (*genome[:k], 1 - genome[k], *genome[k + 1:])
+        return (*genome[:k], 1 - genome[k], *genome[k + 1 :])
 
     return GAOperators(
         random_genome=lambda rng: tuple(int(x) for x in rng.integers(2, size=len(TARGET))),
