@@ -156,7 +156,7 @@ def solve_cpsat(
         The model, objective included.
     options
         ``max_time_in_seconds``, ``num_workers``, ``relative_gap_limit``, ``random_seed``,
-        ``log_search_progress``; ``SolveOptions()`` when omitted.
+        ``log_search_progress``, ``cp_model_presolve``; ``SolveOptions()`` when omitted.
     hints
         Warm start: a value for (some of) the integer / Boolean variables. When given,
         the model's previous hints are replaced (``clear_hints`` then ``add_hint``).
@@ -190,6 +190,7 @@ def solve_cpsat(
     params.relative_gap_limit = opts.rel_gap
     params.random_seed = opts.seed
     params.log_search_progress = opts.log
+    params.cp_model_presolve = opts.presolve
     callback = TraceCallback(objective_scale, maximize=sense == "max")
     start = time.perf_counter()
     native = solver.solve(model, callback)

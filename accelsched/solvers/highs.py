@@ -46,7 +46,8 @@ def ensure_highs_threads(threads: int) -> None:
 def apply_highs_options(h: highspy.Highs, options: SolveOptions) -> None:
     """Set the HiGHS options of :class:`SolveOptions` on a solver instance.
 
-    ``time_limit``, ``threads``, ``mip_rel_gap``, ``random_seed`` and ``output_flag``.
+    ``time_limit``, ``threads``, ``mip_rel_gap``, ``random_seed``, ``output_flag`` and
+    ``presolve`` (``"off"`` when ``options.presolve`` is False, else HiGHS' default).
     """
     h.setOptionValue("output_flag", options.log)
     h.setOptionValue("log_to_console", options.log)
@@ -55,6 +56,8 @@ def apply_highs_options(h: highspy.Highs, options: SolveOptions) -> None:
     h.setOptionValue("threads", options.threads)
     h.setOptionValue("mip_rel_gap", options.rel_gap)
     h.setOptionValue("random_seed", options.seed)
+    if not options.presolve:
+        h.setOptionValue("presolve", "off")
 
 
 def _highs_lp(mat: MatrixForm) -> highspy.HighsLp:

@@ -12,6 +12,10 @@ Quirks handled here (PuLP 3.3, bundled CBC 2.10.3, HiGHS 1.12):
   ``preprocess off`` for the remaining time, and that answer is the one reported.
 * CBC's ``randomCbcSeed 0`` means "seed from the time of day"; seed 0 therefore keeps
   CBC's fixed default seed and seeds >= 1 are passed as they are.
+* CBC sometimes exits abnormally, without any output, when a very short time limit
+  (about a millisecond) expires while it reads a MIP start; PuLP then raises
+  ``PulpSolverError``. With a time limit this is reported as TIME_LIMIT_NO_SOLUTION,
+  without one as ERROR; the native status says that CBC exited abnormally.
 * CBC does not expose its dual bound through PuLP: it is read from CBC's log ("Lower
   bound:" when a limit stopped the search; at optimality the bound is the objective).
   With ``log=True`` the log is printed after the solve.
@@ -128,6 +132,7 @@ def _cbc_command(options: SolveOptions, time_limit: float | None, warm: bool, lo
             gapRel=options.rel_gap,
             threads=options.threads if options.threads > 1 else None,
             warmStart=warm,
+            presolve=None if options.presolve else False,
             logPath=log_path,
             options=cbc_options,
         )
@@ -164,7 +169,7 @@ def solve_pulp_cbc(model: LinearModel, options: SolveOptions, warm_start: WarmSt
         The model.
     options
         ``timeLimit``, ``gapRel``, ``threads`` (only when > 1), ``randomCbcSeed`` (seed >= 1),
-        ``msg`` (the log is printed after the solve).
+        ``msg`` (the log is printed after the solve), ``presolve`` (``-presolve off`` when False).
     warm_start
         MIP start written as CBC's ``-mips`` file (``warmStart=True``); PuLP writes 0 for
         the variables a partial start leaves out.
@@ -180,15 +185,26 @@ def solve_pulp_cbc(model: LinearModel, options: SolveOptions, warm_start: WarmSt
     prob, xs = _build(mat)
     _set_start(xs, warm_start)
     warm = warm_start is not None
-    log = _run_cbc(prob, options, options.time_limit_s, warm, [])
-    if (
-        options.time_limit_s is not None
-        and prob.status == pulp.LpStatusInfeasible
-        and "Pre-processing says infeasible" in log
-    ):
-        remaining = max(options.time_limit_s - (time.perf_counter() - start), 1e-3)
-        _set_start(xs, warm_start)  # the first run overwrote the values PuLP writes as the MIP start
-        log = _run_cbc(prob, options, remaining, warm, ["preprocess off"])
+    try:
+        log = _run_cbc(prob, options, options.time_limit_s, warm, [])
+        if (
+            options.time_limit_s is not None
+            and prob.status == pulp.LpStatusInfeasible
+            and "Pre-processing says infeasible" in log
+        ):
+            remaining = max(options.time_limit_s - (time.perf_counter() - start), 1e-3)
+            _set_start(xs, warm_start)  # the first run overwrote the values PuLP writes as the MIP start
+            log = _run_cbc(prob, options, remaining, warm, ["preprocess off"])
+    except pulp.PulpSolverError as exc:
+        return make_solution(
+            model,
+            status=Status.ERROR if options.time_limit_s is None else Status.TIME_LIMIT_NO_SOLUTION,
+            x=None,
+            bound=None,
+            runtime_s=time.perf_counter() - start,
+            backend="pulp-cbc",
+            native_status=f"CBC exited abnormally: {exc}",
+        )
     status = pulp_status(prob.status, prob.sol_status)
     native = f"{pulp.LpStatus[prob.status]} / {pulp.LpSolution[prob.sol_status]}"
     bound = _log_value(log, "Lower bound") if status is Status.FEASIBLE else None
@@ -256,7 +272,7 @@ def solve_pulp_highs(model: LinearModel, options: SolveOptions, warm_start: Warm
     model
         The model.
     options
-        ``timeLimit``, ``gapRel``, ``threads``, ``msg`` and HiGHS' ``random_seed``.
+        ``timeLimit``, ``gapRel``, ``threads``, ``msg`` and HiGHS' ``random_seed`` and ``presolve``.
     warm_start
         MIP start, given to HiGHS with ``setSolution`` (added by this module; PuLP has none).
 
@@ -276,6 +292,7 @@ def solve_pulp_highs(model: LinearModel, options: SolveOptions, warm_start: Warm
         gapRel=options.rel_gap,
         threads=options.threads,
         random_seed=options.seed,
+        **({} if options.presolve else {"presolve": "off"}),
     )
     ensure_highs_threads(options.threads)
     prob.solve(solver)

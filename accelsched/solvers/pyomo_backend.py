@@ -81,7 +81,7 @@ def solve_pyomo_highs(model: LinearModel, options: SolveOptions, warm_start: War
         The model.
     options
         ``solve(timelimit=...)``, ``tee`` for the log, and the HiGHS options
-        ``mip_rel_gap``, ``threads``, ``random_seed``.
+        ``mip_rel_gap``, ``threads``, ``random_seed`` (and ``presolve="off"`` when False).
     warm_start
         MIP start: the variables' values before a ``warmstart=True`` solve.
 
@@ -104,7 +104,12 @@ def solve_pyomo_highs(model: LinearModel, options: SolveOptions, warm_start: War
         load_solutions=False,
         timelimit=options.time_limit_s,
         warmstart=warm_start is not None,
-        options={"mip_rel_gap": options.rel_gap, "threads": options.threads, "random_seed": options.seed},
+        options={
+            "mip_rel_gap": options.rel_gap,
+            "threads": options.threads,
+            "random_seed": options.seed,
+            **({} if options.presolve else {"presolve": "off"}),
+        },
     )
     termination = results.solver.termination_condition
     has_solution = len(results.solution) > 0

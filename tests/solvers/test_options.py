@@ -8,13 +8,15 @@ import numpy as np
 import pytest
 from ortools.sat.python import cp_model
 
-from accelsched.solvers import SolveOptions, solve_cpsat
+from accelsched.solvers import SolveOptions, Status, available_backends, solve, solve_cpsat
 from accelsched.solvers.options import MAX_SEED
+from tests.solvers.instances import knapsack_milp
 
 
 def test_defaults() -> None:
     opts = SolveOptions()
     assert (opts.time_limit_s, opts.threads, opts.rel_gap, opts.seed, opts.log) == (None, 1, 0.0, 0, False)
+    assert opts.presolve is True
 
 
 def test_numbers_are_normalised() -> None:
@@ -44,6 +46,7 @@ def test_numbers_are_normalised() -> None:
         ({"seed": 2**31}, f"field seed must be an integer in [0, {MAX_SEED}], got {2**31}"),
         ({"seed": 1.0}, f"field seed must be an integer in [0, {MAX_SEED}], got 1.0"),
         ({"log": 1}, "SolveOptions: field log must be True or False, got 1"),
+        ({"presolve": "off"}, "SolveOptions: field presolve must be True or False, got 'off'"),
     ],
 )
 def test_bad_values_name_field_and_value(kwargs: dict[str, object], message: str) -> None:
@@ -69,3 +72,16 @@ def test_cpsat_receives_the_options() -> None:
     assert params.relative_gap_limit == pytest.approx(0.01)
     assert params.random_seed == 42
     assert params.log_search_progress is False
+    assert params.cp_model_presolve is True
+    assert solve_cpsat(m, SolveOptions(presolve=False)).solver.parameters.cp_model_presolve is False
+
+
+@pytest.mark.parametrize("presolve", [True, False])
+@pytest.mark.parametrize("backend", available_backends())
+def test_linear_backends_receive_presolve(backend: str, presolve: bool, capfd: pytest.CaptureFixture[str]) -> None:
+    k = knapsack_milp()
+    sol = solve(k.model, backend, SolveOptions(time_limit_s=10, presolve=presolve, log=True))
+    assert sol.status is Status.OPTIMAL
+    log = capfd.readouterr().out
+    said_off = "-presolve off" in log if backend == "pulp-cbc" else "Presolve is switched off" in log
+    assert said_off is not presolve

@@ -21,6 +21,22 @@ def test_tiny_time_limit_never_claims_infeasible(backend: str) -> None:
         assert sol.status in (Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION), sol.native_status
 
 
+@pytest.mark.parametrize(("limit", "status"), [(0.001, Status.TIME_LIMIT_NO_SOLUTION), (None, Status.ERROR)])
+def test_cbc_exiting_abnormally_is_a_status(
+    monkeypatch: pytest.MonkeyPatch, limit: float | None, status: Status
+) -> None:
+    """CBC sometimes dies when a millisecond limit expires while it reads a MIP start (PulpSolverError)."""
+
+    def crash(self: pulp.LpProblem, solver: object) -> None:
+        raise pulp.PulpSolverError("Pulp: Error while trying to execute cbc")
+
+    monkeypatch.setattr(pulp.LpProblem, "solve", crash)
+    model, _ = planted_milp(planted())
+    sol = solve(model, "pulp-cbc", SolveOptions(time_limit_s=limit))
+    assert sol.status is status and sol.values is None
+    assert sol.native_status.startswith("CBC exited abnormally: Pulp: Error while trying to execute")
+
+
 def test_pulp_highs_tolerates_statuses_missing_from_pulps_table() -> None:
     """pulp.HiGHS raises KeyError for kSolutionLimit (a node limit); the adapter's subclass does not."""
     p = planted()
