@@ -8,10 +8,10 @@ non-convex set). The exact models choose among these columns.
 
 Algorithm
 ---------
-Layers are topological positions ``0 .. n-1`` and sets are bit masks. For each
-root ``r``, the search lists the convex connected sets whose smallest member is
-``r``, so every set is listed once (a per-root ``seen`` set removes the several
-ways of growing the same set). It starts from ``{r}`` and grows a set ``S`` by
+Layers are topological positions ``0 .. n-1`` and sets are bit masks. A set is
+listed from its smallest member ``r``, its *root*, so every set has one origin (a
+``seen`` set removes the several ways of growing the same set). The search starts
+from every single layer and grows a set ``S`` of root ``r`` by
 
     S' = closure(S + v),  v a neighbour of S (a predecessor or successor) with v > r,
 
@@ -29,9 +29,9 @@ ancestors). Three facts make this exact:
   ``u`` and ``w`` in topological order, so the closure keeps ``r`` the minimum,
   and it is connected to ``S`` through the path.
 * *Pruning on monotone bounds only.* The footprint of a subgraph is not monotone
-  under adding layers (the lcm of the update offsets can shrink), so a set that
-  does not fit is still grown. Growth stops at a set whose :func:`footprint_bound`
-  exceeds the largest capacity: the bound never decreases when layers are added,
+  under adding layers (an update offset is an lcm capped at the tensor height,
+  which can shrink), so a set that does not fit is still grown. Growth stops at a
+  set whose :class:`FootprintBound` exceeds the largest capacity: the bound never decreases when layers are added,
   so no superset fits either. The bound is, for sets of two or more layers (whose
   only mode is ``resident``), the sum of the weights (the weight buffer, or the
   shared buffer with the activations) and a lower bound of the activation
@@ -42,16 +42,22 @@ ancestors). Three facts make this exact:
   update advances); the set of buffered tensors and of their readers only grows
   with the subgraph, so the bound only grows.
 
-Every set visited is evaluated by the cost model and kept when it fits the largest
-capacities in some mode. When the number of columns would exceed ``budget`` the
-search stops and the set is marked incomplete: the exact models then cannot prove
-optimality and say so.
+Sets are evaluated by the cost model in growth order (breadth first: the single
+layers, then the sets one growth step away, ...) and kept when they fit the largest
+capacities in some mode. The ``budget`` bounds the number of sets evaluated (so the
+number of columns, and the time); when it is reached with sets left, the search
+stops and the set is marked incomplete: the exact models then cannot prove
+optimality and say so. Breadth first, an incomplete set still holds every single
+layer and the smallest fused subgraphs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from accelsched.hardware.cost.partition import PartitionCostModel, SubgraphCost, Tensor
 from accelsched.problems.partition import PartitionInstance
@@ -59,7 +65,7 @@ from accelsched.problems.partition import PartitionInstance
 __all__ = ["DEFAULT_BUDGET", "Column", "ColumnSet", "FootprintBound", "enumerate_columns", "mask_of", "members_of"]
 
 DEFAULT_BUDGET = 200_000
-"""Default largest number of columns listed before the search gives up."""
+"""Default largest number of sets the search evaluates (and so of columns) before it gives up."""
 
 _SLACK = 1e-9
 """Relative slack of the bound comparison (the bound sums floats, the footprint rounds up)."""
@@ -113,17 +119,20 @@ class ColumnSet:
     columns
         The columns, sorted by their members.
     complete
-        Whether every column was listed (False when the budget stopped the search).
+        Whether every column was listed (False when the budget or a deadline stopped the search).
     budget
-        The largest number of columns the search was allowed to list.
+        The largest number of sets the search was allowed to evaluate.
     visited
         Convex connected sets evaluated by the cost model (columns and sets that did not fit).
+    stopped
+        Why the search stopped early (empty when complete).
     """
 
     columns: tuple[Column, ...]
     complete: bool
     budget: int
     visited: int
+    stopped: str = ""
 
     def __len__(self) -> int:
         return len(self.columns)
@@ -140,10 +149,23 @@ class FootprintBound:
 
     def __init__(self, model: PartitionCostModel) -> None:
         n = len(model.layers)
-        self._model = model
-        self._outputs = [model.output_tensor(i) for i in range(n)]
-        self._inputs = [model.network_input(i) if not model.preds[i] else None for i in range(n)]
+        self._preds, self._succs = model.preds, model.succs
+        outputs = [model.output_tensor(u) for u in range(n)]
+        self._height = [t.height for t in outputs]
+        self._row_bytes = [t.row_bytes for t in outputs]
         self._weights = [layer.weight_bytes for layer in model.layers]
+        self._reads = [{c: self._read(model, c, outputs[u]) for c in model.succs[u]} for u in range(n)]
+        self._input_bytes = [0.0] * n
+        for v in range(n):
+            if not model.preds[v]:
+                tensor = model.network_input(v)
+                need, step = self._read(model, v, tensor)
+                self._input_bytes[v] = min(tensor.height, need + step) * tensor.row_bytes
+
+    @staticmethod
+    def _read(model: PartitionCostModel, consumer: int, tensor: Tensor) -> tuple[int, int]:
+        """Rows ``consumer`` reads of ``tensor`` for one output row, and rows it advances per update."""
+        return model._rows_needed(consumer, tensor, 1), model._step(consumer, tensor, 1)
 
     def weight_bytes(self, members: Sequence[int]) -> int:
         """Resident weights of the members, bytes."""
@@ -151,32 +173,24 @@ class FootprintBound:
 
     def activation_bytes(self, members: Sequence[int]) -> float:
         """A lower bound of the resident activation footprint, bytes."""
-        model = self._model
         inside = set(members)
-        readers: dict[int, list[int]] = {}
         total = 0.0
+        external: set[int] = set()
         for v in members:
-            net_input = self._inputs[v]
-            if net_input is not None:
-                total += self._tensor_rows(net_input, [v]) * net_input.row_bytes
-            for p in model.preds[v]:
-                if p not in inside:
-                    readers.setdefault(p, []).append(v)
-        for u in members:
-            readers[u] = [c for c in model.succs[u] if c in inside]
-        for producer, consumers in readers.items():
-            tensor = self._outputs[producer]
-            total += self._tensor_rows(tensor, consumers) * tensor.row_bytes
+            total += self._input_bytes[v]
+            external.update(p for p in self._preds[v] if p not in inside)
+        for u in (*members, *external):
+            readers = [c for c in self._succs[u] if c in inside]
+            total += self._rows(u, readers) * self._row_bytes[u]
         return total
 
-    def _tensor_rows(self, tensor: Tensor, consumers: Sequence[int]) -> int:
-        """Rows of ``tensor`` buffered whatever the update offsets: ``min(H, max f_c(1) + max step_c)``."""
-        if not consumers:
-            return min(tensor.height, 2)
-        model = self._model
-        need = max(model._rows_needed(c, tensor, 1) for c in set(consumers))
-        step = max(model._step(c, tensor, 1) for c in set(consumers))
-        return min(tensor.height, need + step)
+    def _rows(self, producer: int, readers: Sequence[int]) -> int:
+        """Rows of a tensor buffered whatever the update offsets: ``min(H, max f_c(1) + max step_c)``."""
+        height = self._height[producer]
+        if not readers:
+            return min(height, 2)
+        reads = self._reads[producer]
+        return min(height, max(reads[c][0] for c in readers) + max(reads[c][1] for c in readers))
 
     def exceeds(
         self, members: Sequence[int], shared: bool, act_capacity_bytes: int, weight_capacity_bytes: int
@@ -189,16 +203,74 @@ class FootprintBound:
         return weights > weight_capacity_bytes or acts > act_capacity_bytes * (1 + _SLACK)
 
 
-def enumerate_columns(instance: PartitionInstance, budget: int = DEFAULT_BUDGET) -> ColumnSet:
+class _Set(NamedTuple):
+    """A convex connected set during the search, with what growing it needs."""
+
+    mask: int
+    down: int
+    """Union of the members' strict descendants."""
+    up: int
+    """Union of the members' strict ancestors."""
+    near: int
+    """Union of the members' predecessors and successors."""
+    above: int
+    """Layers after the root (the only ones the set may take)."""
+
+
+class _Growth:
+    """The growth step of the search on one instance: ``closure(S + v)`` for the neighbours ``v``."""
+
+    def __init__(self, instance: PartitionInstance) -> None:
+        model = instance.cost_model
+        self.instance = instance
+        self.desc, self.anc = _reachability(model)
+        self.neighbours = [mask_of((*model.preds[v], *model.succs[v])) for v in range(instance.n_layers)]
+        self.bound = FootprintBound(model)
+        self.act_cap = instance.act_candidates_bytes[-1]
+        self.weight_cap = instance.weight_candidates_bytes[-1] if instance.weight_candidates_bytes else 0
+
+    def single(self, v: int) -> _Set:
+        """The set ``{v}``."""
+        return _Set(1 << v, self.desc[v], self.anc[v], self.neighbours[v], ~((2 << v) - 1))
+
+    def children(self, node: _Set, seen: set[int]) -> Iterator[_Set]:
+        """The unseen sets one growth step away whose bound fits (each is marked seen)."""
+        frontier = node.near & node.above & ~node.mask
+        while frontier:
+            low = frontier & -frontier
+            frontier ^= low
+            v = low.bit_length() - 1
+            down, up = node.down | self.desc[v], node.up | self.anc[v]
+            grown = node.mask | low | (down & up)
+            if grown in seen:
+                continue
+            seen.add(grown)
+            if self.bound.exceeds(members_of(grown), self.instance.shared, self.act_cap, self.weight_cap):
+                continue
+            near = node.near
+            for u in members_of(grown & ~node.mask):
+                near |= self.neighbours[u]
+            yield _Set(grown, down, up, near, node.above)
+
+
+def enumerate_columns(
+    instance: PartitionInstance, budget: int = DEFAULT_BUDGET, deadline: float | None = None
+) -> ColumnSet:
     """Every convex, weakly connected set of layers that fits the largest capacities.
+
+    Sets are evaluated in growth order (every single layer first, then the sets one
+    growth step away, and so on), so a search stopped early keeps the small columns.
 
     Parameters
     ----------
     instance
         The partition instance.
     budget
-        Largest number of columns to list; reaching it stops the search with
+        Largest number of sets evaluated by the cost model (every column is one of
+        them); reaching it with sets left to evaluate stops the search with
         ``complete=False``.
+    deadline
+        A :func:`time.perf_counter` value at which the search stops (``complete=False``).
 
     Returns
     -------
@@ -212,46 +284,27 @@ def enumerate_columns(instance: PartitionInstance, budget: int = DEFAULT_BUDGET)
     """
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise ValueError(f"enumerate_columns: budget must be a positive integer, got {budget!r}")
-    model = instance.cost_model
-    n = instance.n_layers
-    desc, anc = _reachability(model)
-    neighbours = [mask_of((*model.preds[v], *model.succs[v])) for v in range(n)]
-    bound = FootprintBound(model)
-    act_cap = instance.act_candidates_bytes[-1]
-    weight_cap = instance.weight_candidates_bytes[-1] if instance.weight_candidates_bytes else 0
+    growth = _Growth(instance)
+    queue = deque(growth.single(v) for v in range(instance.n_layers))
+    seen = {node.mask for node in queue}
     columns: list[Column] = []
     visited = 0
-    for root in range(n):
-        above = ~((2 << root) - 1)
-        seen = {1 << root}
-        stack = [(1 << root, desc[root], anc[root], neighbours[root])]
-        while stack:
-            mask, down, up, near = stack.pop()
-            members = members_of(mask)
-            cost = model.subgraph(members)
-            visited += 1
-            if instance.fits_largest(cost):
-                if len(columns) == budget:
-                    return ColumnSet(tuple(sorted(columns, key=_key)), False, budget, visited)
-                columns.append(Column(members, cost))
-            frontier = near & above & ~mask
-            while frontier:
-                low = frontier & -frontier
-                frontier ^= low
-                v = low.bit_length() - 1
-                grown_down, grown_up = down | desc[v], up | anc[v]
-                grown = mask | low | (grown_down & grown_up)
-                if grown in seen:
-                    continue
-                seen.add(grown)
-                grown_members = members_of(grown)
-                if bound.exceeds(grown_members, instance.shared, act_cap, weight_cap):
-                    continue
-                grown_near = near
-                for u in members_of(grown & ~mask):
-                    grown_near |= neighbours[u]
-                stack.append((grown, grown_down, grown_up, grown_near))
-    return ColumnSet(tuple(sorted(columns, key=_key)), True, budget, visited)
+    stopped = ""
+    while queue:
+        if visited == budget:
+            stopped = f"column budget reached ({budget} sets evaluated)"
+            break
+        if deadline is not None and visited % 256 == 0 and time.perf_counter() > deadline:
+            stopped = "time limit reached during column enumeration"
+            break
+        node = queue.popleft()
+        members = members_of(node.mask)
+        cost = instance.cost_model.subgraph(members)
+        visited += 1
+        if instance.fits_largest(cost):
+            columns.append(Column(members, cost))
+        queue.extend(growth.children(node, seen))
+    return ColumnSet(tuple(sorted(columns, key=_key)), not stopped, budget, visited, stopped)
 
 
 def _key(column: Column) -> tuple[int, ...]:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import itertools
+import math
+import random
+import time
 
 import networkx as nx
 import pytest
 
 from accelsched.problems.partition import PartitionInstance
-from accelsched.problems.partition_columns import enumerate_columns
+from accelsched.problems.partition_columns import FootprintBound, enumerate_columns
 from tests.problems.partition_oracle import small_instance
 
 
@@ -52,3 +55,38 @@ def test_budget_is_reported_not_silently_applied() -> None:
     cut = enumerate_columns(instance, budget=3)
     assert not cut.complete
     assert len(cut.columns) <= 3
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_footprint_bound_is_below_the_footprint_and_grows_with_the_set(seed: int) -> None:
+    instance = small_instance(10, seed, act_kb=(1024,), weight_kb=(1024,))
+    model = instance.cost_model
+    bound = FootprintBound(model)
+    rng = random.Random(seed)
+    for _ in range(200):
+        members = sorted(rng.sample(range(10), rng.randint(2, 9)))
+        cost = model.subgraph(members)
+        acts = bound.activation_bytes(members)
+        assert acts <= cost.resident.act_bytes + 1e-6
+        assert bound.weight_bytes(members) == cost.resident.weight_bytes
+        bigger = sorted({*members, rng.randrange(10)})
+        assert bound.activation_bytes(bigger) >= acts - 1e-6
+
+
+def test_footprint_bound_is_tight_without_strides() -> None:
+    """With stride-1 consumers every update offset is 1 and the bound is the footprint."""
+    instance = small_instance(9, 1, act_kb=(1024,), weight_kb=(1024,))
+    model = instance.cost_model
+    strides = {layer.stride_y for layer in model.layers}
+    assert strides == {1}
+    bound = FootprintBound(model)
+    column = max(enumerate_columns(instance).columns, key=lambda c: len(c.members))
+    assert len(column.members) == 9
+    assert math.ceil(bound.activation_bytes(column.members)) == column.cost.resident.act_bytes
+
+
+def test_a_passed_deadline_stops_the_search() -> None:
+    instance = small_instance(9, 1, act_kb=(64,), weight_kb=(64,))
+    cut = enumerate_columns(instance, deadline=time.perf_counter() - 1.0)
+    assert not cut.complete and cut.visited == 0
+    assert cut.stopped == "time limit reached during column enumeration"
