@@ -39,6 +39,9 @@ PROBLEM_MODULES: tuple[str, ...] = ("accelsched.problems.partition",)
 """Modules defining ``PROBLEM``; each problem issue adds its module here."""
 
 METHOD_MODULES: tuple[str, ...] = (
+    "accelsched.formulations.partition_enumerate",
+    "accelsched.formulations.partition_milp",
+    "accelsched.formulations.partition_cpsat",
     "accelsched.heuristics.partition_greedy",
     "accelsched.heuristics.partition_dp",
     "accelsched.heuristics.partition_sa",

@@ -11,7 +11,9 @@ from accelsched.cli import main
 
 INSTANCE = ("--workload", "random:7:3", "--hardware", "cocco-simba-separate", "--option", "act_kb=64",
             "--option", "weight_kb=16")  # fmt: skip
-METHODS = ("ga", "sa", "greedy", "dp")
+EXACT = ("enumerate", "milp-highs", "milp-cbc", "milp-pyomo", "cpsat")
+HEURISTICS = ("ga", "sa", "greedy", "dp")
+METHODS = (*EXACT, *HEURISTICS)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -49,12 +51,24 @@ def test_gap_table_has_every_method(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     rows = {line.split()[0]: line for line in out.splitlines()[1:] if line and not line.startswith("best")}
     assert set(METHODS) <= set(rows)
-    assert all("FEASIBLE" in rows[m] for m in METHODS)
+    assert all(rows[m].split()[1] == "OPTIMAL" for m in EXACT)
+    assert all(rows[m].split()[1] == "FEASIBLE" for m in HEURISTICS)
+    best = float(rows["enumerate"].split()[2])
+    assert all(float(rows[m].split()[2]) == best for m in EXACT)
+    assert all(float(rows[m].split()[2]) >= best for m in HEURISTICS)
 
 
 def test_warm_start_from_a_heuristic(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "solve", "partition", *INSTANCE, "--method", "sa", "--warm-start", "greedy")
     assert code == 0 and "FEASIBLE" in out
+
+
+@pytest.mark.parametrize("method", ["milp-highs", "cpsat"])
+def test_exact_model_warm_started_by_the_ga(capsys: pytest.CaptureFixture[str], method: str) -> None:
+    code, out, _ = run(capsys, "solve", "partition", *INSTANCE, "--method", method, "--warm-start", "ga", "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["status"] == "OPTIMAL" and "warm start given" in result["stats"]["native_status"]
 
 
 def test_a_layer_larger_than_every_buffer_is_reported(capsys: pytest.CaptureFixture[str]) -> None:

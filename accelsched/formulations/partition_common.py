@@ -1,0 +1,374 @@
+"""What the exact partition models share: the variants of the columns, their objective
+coefficients, the objective at a solution, decoding an order, warm starts and the Result.
+
+A *variant* is a column held on chip in one of its modes (:class:`Mode`). Its
+requirement is the index of the smallest candidate capacity that holds it, per
+buffer list; a mode that needs at least the candidates an earlier (cheaper) mode
+needs is never the one :meth:`SubgraphCost.mode_for` picks and is left out. The
+objective coefficients come from the cost model: a variant costs ``w * metric``
+(``w = alpha`` in co-exploration, 1 with fixed capacities) and a capacity
+candidate costs its bytes in co-exploration (0 otherwise). At a solution, every
+subgraph takes the cheapest mode its capacities hold, which is exactly what the
+evaluator does, so the models' objective at a decoded solution is the evaluator's.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import heapq
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from accelsched.errors import InfeasibleSolution
+from accelsched.hardware.cost.partition import Mode
+from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution, check
+from accelsched.problems.partition_columns import Column, ColumnSet, enumerate_columns, mask_of
+from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+
+__all__ = [
+    "Assignment",
+    "Prepared",
+    "Variant",
+    "VariantTable",
+    "checked_warm_start",
+    "execution_order",
+    "infeasible_result",
+    "partition_result",
+    "prepare",
+]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A column in one mode.
+
+    Attributes
+    ----------
+    column
+        Index of the column in :attr:`VariantTable.columns`.
+    mode
+        The mode.
+    metric
+        The metric of the column in this mode (bytes or pJ).
+    act_index
+        Index of the smallest activation (or shared) candidate that holds the mode.
+    weight_index
+        Index of the smallest weight candidate that holds it (0 with a shared buffer).
+    """
+
+    column: int
+    mode: Mode
+    metric: float
+    act_index: int
+    weight_index: int
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """A partition in the models' terms.
+
+    Attributes
+    ----------
+    variants
+        The chosen variants, in execution order.
+    act_index, weight_index
+        The chosen candidates (``weight_index`` is 0 with a shared buffer).
+    """
+
+    variants: tuple[int, ...]
+    act_index: int
+    weight_index: int
+
+
+class VariantTable:
+    """The columns of an instance, their variants, and the objective coefficients.
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    columns
+        Its enumerated columns.
+    extra
+        Subgraphs (layer indices) to add as columns when the set lacks them (the
+        subgraphs of a warm start). Every single layer is added too when missing (an
+        incomplete set may lack some), so that a partition always exists.
+    """
+
+    def __init__(self, instance: PartitionInstance, columns: ColumnSet, extra: Sequence[Sequence[int]] = ()) -> None:
+        self.instance = instance
+        self.complete = columns.complete
+        self.column_set = columns
+        self.columns: list[Column] = list(columns.columns)
+        self._column_of = {column.mask: k for k, column in enumerate(self.columns)}
+        for members in [*extra, *((i,) for i in range(instance.n_layers))]:
+            if mask_of(members) not in self._column_of:
+                self._column_of[mask_of(members)] = len(self.columns)
+                cost = instance.cost_model.subgraph(members)
+                self.columns.append(Column(cost.members, cost))
+        self.act_bytes = instance.act_candidates_bytes
+        self.weight_bytes = instance.weight_candidates_bytes or (0,)
+        self.metric_weight = instance.alpha if instance.co_exploration else 1.0
+        self.capacity_weight = 1.0 if instance.co_exploration else 0.0
+        self.variants: list[Variant] = []
+        self._variant_of: dict[tuple[int, str], int] = {}
+        for k, column in enumerate(self.columns):
+            self._add_variants(k, column)
+        succs = instance.cost_model.succs
+        self.edges = sorted({(u, v) for u, vs in enumerate(succs) for v in vs})
+        self.covering: list[list[int]] = [[] for _ in range(instance.n_layers)]
+        self.together: dict[tuple[int, int], list[int]] = {edge: [] for edge in self.edges}
+        for j, variant in enumerate(self.variants):
+            members = self.columns[variant.column].members
+            inside = set(members)
+            for u in members:
+                self.covering[u].append(j)
+                for v in succs[u]:
+                    if v in inside:
+                        self.together[u, v].append(j)
+
+    def _add_variants(self, k: int, column: Column) -> None:
+        """The modes of a column that fit the largest candidates and are not dominated by a cheaper one."""
+        kept: list[tuple[int, int]] = []
+        for mode in column.cost.modes:
+            need = self._requirement(mode)
+            if need is None or any(a <= need[0] and w <= need[1] for a, w in kept):
+                continue
+            kept.append(need)
+            self._variant_of[k, mode.name] = len(self.variants)
+            metric = self.instance.metric_of(column.cost, mode)
+            self.variants.append(Variant(k, mode, metric, need[0], need[1]))
+
+    def _requirement(self, mode: Mode) -> tuple[int, int] | None:
+        """(activation or shared index, weight index) of the smallest candidates holding ``mode``."""
+        if self.instance.shared:
+            a = bisect.bisect_left(self.act_bytes, mode.act_bytes + mode.weight_bytes)
+            return (a, 0) if a < len(self.act_bytes) else None
+        a = bisect.bisect_left(self.act_bytes, mode.act_bytes)
+        w = bisect.bisect_left(self.weight_bytes, mode.weight_bytes)
+        return (a, w) if a < len(self.act_bytes) and w < len(self.weight_bytes) else None
+
+    # ------------------------------------------------------------ coefficients
+    def variant_coefficient(self, j: int) -> float:
+        """Objective coefficient of variant ``j``: ``alpha * metric`` or ``metric``."""
+        return self.metric_weight * self.variants[j].metric
+
+    def act_coefficient(self, k: int) -> float:
+        """Objective coefficient of activation (or shared) candidate ``k``."""
+        return self.capacity_weight * self.act_bytes[k]
+
+    def weight_coefficient(self, k: int) -> float:
+        """Objective coefficient of weight candidate ``k`` (0 with a shared buffer)."""
+        return self.capacity_weight * self.weight_bytes[k]
+
+    def objective(self, assignment: Assignment) -> float:
+        """The models' objective at an assignment, from the coefficients above."""
+        total = self.act_coefficient(assignment.act_index) + self.weight_coefficient(assignment.weight_index)
+        return total + math.fsum(self.variant_coefficient(j) for j in assignment.variants)
+
+    # ---------------------------------------------------------- solutions
+    def members(self, j: int) -> tuple[int, ...]:
+        """Layers of variant ``j``."""
+        return self.columns[self.variants[j].column].members
+
+    def settle(self, chosen: Sequence[int], priority: Sequence[float], act_index: int, weight_index: int) -> Assignment:
+        """The assignment of chosen variants under chosen capacities, in execution order.
+
+        Every chosen column takes the cheapest mode the capacities hold (a solver may
+        return a costlier one that also fits: it is never better), and the columns are
+        ordered topologically, ties broken by ``priority`` (the models' order values).
+        """
+        act, weight = self.act_bytes[act_index], self.weight_bytes[weight_index]
+        settled = []
+        for j in chosen:
+            column = self.variants[j].column
+            mode = self.columns[column].cost.mode_for(self.instance.shared, act, weight)
+            if mode is None:
+                raise ValueError(f"variant {j} does not fit the chosen capacities {act} B / {weight} B")
+            settled.append(self._variant_of[column, mode.name])
+        order = execution_order(self.instance, [self.members(j) for j in settled], priority)
+        return Assignment(tuple(settled[k] for k in order), act_index, weight_index)
+
+    def solution(self, assignment: Assignment) -> PartitionSolution:
+        """The partition solution of an assignment."""
+        return PartitionSolution.from_indices(
+            self.instance,
+            [self.members(j) for j in assignment.variants],
+            self.act_bytes[assignment.act_index],
+            self.weight_bytes[assignment.weight_index],
+        )
+
+    def assignment(self, solution: PartitionSolution) -> Assignment:
+        """The assignment of a checked solution whose subgraphs are all columns of the table."""
+        act_index = self.act_bytes.index(solution.act_capacity_bytes)
+        weight_index = self.weight_bytes.index(solution.weight_capacity_bytes)
+        chosen = [self._column_of[mask_of(members)] for members in solution.indices(self.instance)]
+        variants = []
+        for column in chosen:
+            mode = self.columns[column].cost.mode_for(
+                self.instance.shared, solution.act_capacity_bytes, solution.weight_capacity_bytes
+            )
+            if mode is None:
+                raise ValueError(f"subgraph {self.columns[column].members} does not fit the solution's capacities")
+            variants.append(self._variant_of[column, mode.name])
+        return Assignment(tuple(variants), act_index, weight_index)
+
+
+def execution_order(
+    instance: PartitionInstance, blocks: Sequence[Sequence[int]], priority: Sequence[float]
+) -> list[int]:
+    """Indices of ``blocks`` in a topological order of the block graph, smallest priority first.
+
+    Raises
+    ------
+    ValueError
+        If the blocks do not partition the layers or their graph has a cycle.
+    """
+    where = {i: k for k, block in enumerate(blocks) for i in block}
+    if len(where) != instance.n_layers or sum(map(len, blocks)) != instance.n_layers:
+        raise ValueError("the chosen subgraphs do not partition the layers")
+    successors: list[set[int]] = [set() for _ in blocks]
+    for v, preds in enumerate(instance.cost_model.preds):
+        for p in preds:
+            if where[p] != where[v]:
+                successors[where[p]].add(where[v])
+    indegree = [0] * len(blocks)
+    for succ in successors:
+        for k in succ:
+            indegree[k] += 1
+    ready = [(priority[k], min(blocks[k]), k) for k in range(len(blocks)) if not indegree[k]]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, _, k = heapq.heappop(ready)
+        order.append(k)
+        for s in successors[k]:
+            indegree[s] -= 1
+            if not indegree[s]:
+                heapq.heappush(ready, (priority[s], min(blocks[s]), s))
+    if len(order) != len(blocks):
+        raise ValueError("the chosen subgraphs form a cycle")
+    return order
+
+
+def checked_warm_start(
+    instance: PartitionInstance, warm_start: PartitionSolution | None
+) -> tuple[PartitionSolution | None, str]:
+    """The warm start if it passes the problem's check, and a note for the stats."""
+    if warm_start is None:
+        return None, ""
+    try:
+        check(instance, warm_start)
+    except InfeasibleSolution as exc:
+        return None, f"warm start rejected: {exc}"
+    return warm_start, "warm start given"
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What a model-based method builds before its solver runs.
+
+    Attributes
+    ----------
+    table
+        Columns (with the warm start's subgraphs) and variants.
+    warm
+        The warm start as an assignment, or None.
+    notes
+        What the stats say about the warm start.
+    deadline
+        The :func:`time.perf_counter` value of the time limit, or None.
+    """
+
+    table: VariantTable
+    warm: Assignment | None
+    notes: tuple[str, ...]
+    deadline: float | None
+
+    def solver_options(self, options: SolveOptions) -> SolveOptions:
+        """The options for the solver: presolve off, and the time left."""
+        options = dataclasses.replace(options, presolve=False)
+        if self.deadline is None:
+            return options
+        return dataclasses.replace(options, time_limit_s=max(self.deadline - time.perf_counter(), 1e-3))
+
+
+def prepare(
+    instance: PartitionInstance, options: SolveOptions, warm_start: PartitionSolution | None, budget: int, start: float
+) -> Prepared:
+    """Check the warm start, enumerate the columns (in at most half of the time limit), build the table.
+
+    Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
+    set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
+    takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
+    """
+    warm, note = checked_warm_start(instance, warm_start)
+    limit = options.time_limit_s
+    columns = enumerate_columns(instance, budget, None if limit is None else start + limit / 2)
+    table = VariantTable(instance, columns, warm.indices(instance) if warm else ())
+    assignment = table.assignment(warm) if warm else None
+    if assignment is not None:
+        note = f"{note} (objective {table.objective(assignment):.12g})"
+    return Prepared(table, assignment, (note,) if note else (), None if limit is None else start + limit)
+
+
+def infeasible_result(instance: PartitionInstance, method: str, backend: str) -> Result[PartitionSolution] | None:
+    """INFEASIBLE with the instance's reason when some layer fits no candidate, else None."""
+    reason = instance.infeasibility
+    if reason is None:
+        return None
+    return Result(Status.INFEASIBLE, PROBLEM.name, method, backend=backend, stats=SolveStats(native_status=reason))
+
+
+def partition_result(
+    table: VariantTable,
+    *,
+    method: str,
+    backend: str,
+    status: Status,
+    found: Assignment | None,
+    bound: float | None,
+    warm: Assignment | None,
+    runtime_s: float,
+    seed: int,
+    stats: SolveStats,
+    notes: Sequence[str] = (),
+) -> Result[PartitionSolution]:
+    """The Result of an exact model from what its solver found.
+
+    The objective is :meth:`VariantTable.objective` at the returned assignment. The
+    warm start is returned instead of a worse (or, after a limit, missing) solution,
+    so a result is never worse than its warm start. With an incomplete column set the
+    status is at best FEASIBLE, the bound is dropped and the native status says so.
+    """
+    if warm is not None and status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION):
+        value = table.objective(warm)
+        if found is None or value < table.objective(found) - 1e-9 * max(1.0, abs(value)):
+            found = warm
+            notes = (*notes, "the warm start is returned: the solver found nothing better")
+            if not status.has_solution:
+                status = Status.FEASIBLE
+    if not table.complete:
+        bound = None
+        notes = (*notes, f"{table.column_set.stopped}: optimality not proven")
+        if status is Status.OPTIMAL:
+            status = Status.FEASIBLE
+    objective = None if found is None else table.objective(found)
+    if objective is not None and bound is not None:
+        bound = min(bound, objective)
+    native = "; ".join([stats.native_status, *notes])
+    return Result(
+        status,
+        PROBLEM.name,
+        method,
+        solution=None if found is None else table.solution(found),
+        objective=objective,
+        bound=bound if status.has_solution or status is Status.TIME_LIMIT_NO_SOLUTION else None,
+        runtime_s=runtime_s,
+        backend=backend,
+        seed=seed,
+        stats=SolveStats(stats.iterations, stats.nodes, stats.trace, native),
+    )

@@ -1,0 +1,246 @@
+r"""MILP of the partition problem (Cocco) over enumerated columns, on the backend-neutral linear layer.
+
+Data
+----
+Layers :math:`i \in L` (topological positions, :math:`n = |L|`) and edges
+:math:`(u, v) \in E`; the columns of :mod:`accelsched.problems.partition_columns`
+in each mode that is not dominated, the *variants* :math:`j \in J`
+(:mod:`accelsched.formulations.partition_common`), with metric :math:`c_j` and
+requirement :math:`(a_j, b_j)`, the indices of the smallest activation (or shared)
+candidate :math:`A_{a_j}` and weight candidate :math:`W_{b_j}` that hold them.
+
+Variables
+---------
+:math:`x_j \in \{0, 1\}` variant :math:`j` is a subgraph; :math:`y_k \in \{0, 1\}`
+the activation (or shared) buffer is :math:`A_k`; :math:`z_m \in \{0, 1\}` the weight
+buffer is :math:`W_m` (separate buffers only); :math:`\pi_i \in [0, n - 1]` the
+order potential of layer :math:`i`.
+
+Model
+-----
+.. math::
+
+    \min\ & \textstyle\sum_k A_k y_k + \sum_m W_m z_m + \alpha \sum_j c_j x_j
+            \quad (\text{co-exploration; with fixed capacities } \textstyle\sum_j c_j x_j) \\
+    & \textstyle\sum_{j \ni i} x_j = 1 & \forall i \in L \quad & \text{(cover)} \\
+    & \textstyle\sum_k y_k = 1, \ \sum_m z_m = 1 & & \text{(one capacity per buffer)} \\
+    & x_j \le \textstyle\sum_{k \ge a_j} y_k, \ x_j \le \sum_{m \ge b_j} z_m & \forall j \quad
+      & \text{(the capacities hold the mode)} \\
+    & \pi_v \ge \pi_u + 1 - s_{uv}, \ \pi_v \le \pi_u + (n - 1)(1 - s_{uv}) & \forall (u, v) \in E \quad
+      & \text{(order)}
+
+where :math:`s_{uv} = \sum_{j \ni u, v} x_j` (with a shared buffer, :math:`a_j`
+indexes the shared candidates holding activations and weights together, and there
+is no :math:`z`).
+
+The order rows are exact
+------------------------
+By the cover rows, :math:`s_{uv} \in \{0, 1\}` and is 1 exactly when :math:`u` and
+:math:`v` are in the same chosen subgraph. *Every valid partition is feasible:*
+number its subgraphs :math:`0, 1, \ldots` in execution order (at most :math:`n`) and
+set :math:`\pi_i` to the number of the subgraph of :math:`i`. An edge inside a
+subgraph has :math:`s_{uv} = 1` and :math:`\pi_u = \pi_v`, which both rows allow; an
+edge between subgraphs goes forward, :math:`s_{uv} = 0` and :math:`\pi_v \ge \pi_u + 1`,
+and the second row holds since :math:`\pi_v - \pi_u \le n - 1`. *Every feasible point
+is a valid partition:* the rows of an edge inside a chosen subgraph give
+:math:`\pi_u = \pi_v`; a column is weakly connected, so :math:`\pi` is constant on
+each chosen subgraph; an edge between two chosen subgraphs raises :math:`\pi` by at
+least 1, so the graph of the subgraphs has no cycle and ordering them by
+:math:`\pi` (ties have no edge between them) respects every edge. The cover,
+connectivity (columns are connected) and fit (capacity rows) rules hold by
+construction, so the feasible points are exactly the valid partitions of the columns
+with their capacities, and the objective is the evaluator's when every subgraph runs
+in the cheapest mode its capacities hold, which a minimum always picks.
+
+Decoding orders the chosen subgraphs topologically, ties by :math:`\pi`, and gives
+every subgraph the cheapest mode the chosen capacities hold (never worse than the
+solver's).
+
+Running
+-------
+:func:`solve_milp` enumerates the columns in at most half of the time limit, builds
+the model and solves it with presolve off (see
+:func:`accelsched.formulations.partition_common.prepare`). A warm start becomes a
+complete MIP start (its subgraphs are added as columns if missing), and the result
+is never worse than it. The status is OPTIMAL only when the column set is complete
+and the solver proved optimality.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from functools import partial
+
+from accelsched.formulations.partition_common import (
+    Assignment,
+    VariantTable,
+    infeasible_result,
+    partition_result,
+    prepare,
+)
+from accelsched.problems.base import MethodSpec
+from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
+from accelsched.problems.partition_columns import DEFAULT_BUDGET
+from accelsched.solvers import LinearModel, Result, SolveOptions, Var, VarValues, quicksum, solve
+
+__all__ = ["METHODS", "PartitionMilp", "solve_milp"]
+
+
+class PartitionMilp:
+    """The MILP over the variants of a :class:`VariantTable`.
+
+    Parameters
+    ----------
+    table
+        Columns, variants and coefficients of the instance.
+
+    Attributes
+    ----------
+    model
+        The :class:`LinearModel`.
+    x, y, z, pi
+        Variant, activation-capacity, weight-capacity (empty when shared) and potential variables.
+    """
+
+    def __init__(self, table: VariantTable) -> None:
+        self.table = table
+        instance = table.instance
+        self.n = instance.n_layers
+        self.model = LinearModel(f"partition-{instance.workload.name}")
+        m = self.model
+        self.x = [m.add_binary(f"x{j}") for j in range(len(table.variants))]
+        self.y = [m.add_binary(f"y{k}") for k in range(len(table.act_bytes))]
+        self.z = [] if instance.shared else [m.add_binary(f"z{k}") for k in range(len(table.weight_bytes))]
+        self.pi = [m.add_var(f"pi{i}", 0.0, float(self.n - 1)) for i in range(self.n)]
+        self.cover()
+        self.one_capacity()
+        self.capacity_holds()
+        self.order()
+        self.objective()
+
+    def cover(self) -> None:
+        """Every layer is in exactly one chosen variant."""
+        for i, variants in enumerate(self.table.covering):
+            self.model.add(quicksum(self.x[j] for j in variants) == 1, name=f"cover{i}")
+
+    def one_capacity(self) -> None:
+        """Exactly one candidate per buffer."""
+        self.model.add(quicksum(self.y) == 1, name="one_act")
+        if self.z:
+            self.model.add(quicksum(self.z) == 1, name="one_weight")
+
+    def capacity_holds(self) -> None:
+        """A variant is chosen only under capacities that hold its mode (rows that always hold are left out)."""
+        for j, variant in enumerate(self.table.variants):
+            if variant.act_index > 0:
+                self.model.add(self.x[j] <= quicksum(self.y[variant.act_index :]), name=f"act{j}")
+            if self.z and variant.weight_index > 0:
+                self.model.add(self.x[j] <= quicksum(self.z[variant.weight_index :]), name=f"weight{j}")
+
+    def order(self) -> None:
+        """Potentials equal inside a chosen subgraph and increasing by at least 1 along edges between subgraphs."""
+        for u, v in self.table.edges:
+            together = self.table.together[u, v]
+            same = quicksum(self.x[j] for j in together)
+            self.model.add(self.pi[v] >= self.pi[u] + 1 - same, name=f"after{u}_{v}")
+            if together:
+                self.model.add(self.pi[v] <= self.pi[u] + (self.n - 1) * (1 - same), name=f"same{u}_{v}")
+
+    def objective(self) -> None:
+        """Capacity bytes plus alpha times the metric (co-exploration), or the metric (fixed capacities)."""
+        table = self.table
+        terms = [table.variant_coefficient(j) * x for j, x in enumerate(self.x)]
+        if table.capacity_weight:
+            terms += [table.act_coefficient(k) * y for k, y in enumerate(self.y)]
+            terms += [table.weight_coefficient(k) * z for k, z in enumerate(self.z)]
+        self.model.minimize(quicksum(terms))
+
+    def decode(self, values: VarValues) -> Assignment:
+        """The assignment of a solution: chosen variants in execution order, chosen capacities."""
+        chosen = [j for j, x in enumerate(self.x) if values[x] > 0.5]
+        priority = [min(values[self.pi[i]] for i in self.table.members(j)) for j in chosen]
+        act_index = max(range(len(self.y)), key=lambda k: values[self.y[k]])
+        weight_index = max(range(len(self.z)), key=lambda k: values[self.z[k]]) if self.z else 0
+        return self.table.settle(chosen, priority, act_index, weight_index)
+
+    def start(self, assignment: Assignment) -> dict[Var | str, float]:
+        """A complete MIP start: the assignment's variants, capacities and positions."""
+        values: dict[Var | str, float] = {x: 0.0 for x in self.x}
+        for position, j in enumerate(assignment.variants):
+            values[self.x[j]] = 1.0
+            for i in self.table.members(j):
+                values[self.pi[i]] = float(position)
+        values.update({y: float(k == assignment.act_index) for k, y in enumerate(self.y)})
+        values.update({z: float(k == assignment.weight_index) for k, z in enumerate(self.z)})
+        return values
+
+
+def solve_milp(
+    instance: PartitionInstance,
+    options: SolveOptions,
+    warm_start: PartitionSolution | None = None,
+    *,
+    backend: str = "highs",
+    method: str = "milp-highs",
+    budget: int = DEFAULT_BUDGET,
+) -> Result[PartitionSolution]:
+    """Enumerate the columns, build :class:`PartitionMilp` and solve it with one linear backend.
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    options
+        Limits; the time limit covers the column enumeration (at most half of it) and the solve.
+    warm_start
+        A solution to start from (checked first; a rejected one is ignored and said so).
+    backend
+        A linear backend of :func:`accelsched.solvers.solve`.
+    method
+        Name reported in the Result.
+    budget
+        Column budget of :func:`enumerate_columns`.
+
+    Returns
+    -------
+    Result
+        OPTIMAL only with a complete column set and a proof from the solver.
+    """
+    start = time.perf_counter()
+    infeasible = infeasible_result(instance, method, backend)
+    if infeasible is not None:
+        return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
+    run = prepare(instance, options, warm_start, budget, start)
+    milp = PartitionMilp(run.table)
+    answer = solve(milp.model, backend, run.solver_options(options), milp.start(run.warm) if run.warm else None)
+    return partition_result(
+        run.table,
+        method=method,
+        backend=backend,
+        status=answer.status,
+        found=None if answer.values is None else milp.decode(answer.values),
+        bound=answer.bound,
+        warm=run.warm,
+        runtime_s=time.perf_counter() - start,
+        seed=options.seed,
+        stats=answer.stats,
+        notes=run.notes,
+    )
+
+
+METHODS: tuple[MethodSpec, ...] = tuple(
+    MethodSpec(
+        name,
+        PROBLEM.name,
+        "exact",
+        partial(solve_milp, backend=backend, method=name),
+        f"MILP over enumerated subgraph columns, capacity candidates as binaries, solved by {label}",
+    )
+    for name, backend, label in (
+        ("milp-highs", "highs", "HiGHS"),
+        ("milp-cbc", "pulp-cbc", "CBC through PuLP"),
+        ("milp-pyomo", "pyomo-highs", "HiGHS through Pyomo"),
+    )
+)
+"""The MILP methods: ``milp-highs``, ``milp-cbc``, ``milp-pyomo``."""
