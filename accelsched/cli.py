@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -309,7 +310,10 @@ def _cmd_demo() -> int:
         ("resnet50", "set-edge-4x4", None, "all 16 tiles"),
         ("mobilenet_v2", "defines-edge-tpu", None, "single core"),
     ]
-    print("accelsched demo: layer-by-layer schedules evaluated by the shared analytical cost model\n")
+    print(
+        "accelsched demo: layer-by-layer schedules evaluated by the shared analytical cost model, then one\n"
+        "scheduling problem solved exactly and by the heuristics of the literature\n"
+    )
     for workload_name, preset, cores, label in cases:
         workload = load_workload(workload_name)
         acc = load_accelerator(preset)
@@ -317,13 +321,49 @@ def _cmd_demo() -> int:
         print(f"{workload.summary()}\non {acc.summary()} ({label})")
         print(format_report(report, acc.clock_hz))
         print()
+    _demo_partition()
     print(f"done in {time.perf_counter() - start:.1f} s; see 'accelsched --help' for more")
     return 0
+
+
+def _demo_partition() -> None:
+    """Cocco's partition of ResNet-50: the heuristics of the literature against the proven optimum."""
+    from accelsched.hardware import load_accelerator
+    from accelsched.models.registry import load_workload
+    from accelsched.registry import get_method, get_problem, run_method
+    from accelsched.solvers import SolveOptions
+
+    problem = get_problem("partition")
+    instance = problem.make_instance(load_workload("resnet50"), load_accelerator("cocco-simba-separate"), {})
+    print("partition (Cocco): ResNet-50 as fused subgraphs on 1 MB + 1.125 MB buffers, external memory access")
+    options = SolveOptions(time_limit_s=60, seed=0)
+    results = [
+        run_method(problem, instance, get_method(problem.name, m), options)
+        for m in ("milp-highs", "greedy", "dp", "sa")
+    ]
+    exact = results[0]
+    for r in results:
+        gap = (
+            ""
+            if r.objective is None or exact.objective is None
+            else f"gap {_relative(r.objective, exact.objective):6.2%}"
+        )
+        print(f"  {r.method:<12}{r.status.name:<10}{_num(r.objective):>12} B  {gap}  {r.runtime_s:5.2f} s")
+    print()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``accelsched`` command; returns the exit status."""
     args = _parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except BrokenPipeError:  # the reader went away (``| head``): not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     try:
         if args.command == "list":
             return _cmd_list(args.what)

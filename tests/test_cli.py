@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from accelsched import cli
 from accelsched.cli import main
 
 ZOO = (
@@ -74,6 +75,21 @@ def test_demo_prints_a_cost_report(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     for word in ("resnet50", "energy", "mac", "dram", "latency", "DRAM traffic", "utilization"):
         assert word in out
+    rows = {line.split()[0]: line.split() for line in out.split("partition (Cocco)")[1].splitlines()[1:5]}
+    assert rows["milp-highs"][1] == "OPTIMAL" and rows["milp-highs"][5] == "0.00%"
+    assert {rows[m][1] for m in ("greedy", "dp", "sa")} == {"FEASIBLE"}
+    assert all(float(rows[m][2]) >= float(rows["milp-highs"][2]) for m in rows)
+
+
+def test_a_closed_pipe_is_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``accelsched ... | head``: the reader leaving is exit status 1 without a traceback."""
+
+    def closed(args: object) -> int:
+        raise BrokenPipeError
+
+    monkeypatch.setattr(cli, "_dispatch", closed)
+    monkeypatch.setattr(cli.os, "dup2", lambda fd, fd2: None)
+    assert cli.main(["demo"]) == 1
 
 
 @pytest.mark.parametrize(
