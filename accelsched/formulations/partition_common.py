@@ -34,6 +34,7 @@ __all__ = [
     "Variant",
     "VariantTable",
     "checked_warm_start",
+    "compulsory_bound",
     "execution_order",
     "infeasible_result",
     "partition_result",
@@ -254,6 +255,22 @@ def execution_order(
     return order
 
 
+def compulsory_bound(table: VariantTable) -> float:
+    """A lower bound of the objective that needs no columns: compulsory traffic, smallest capacities.
+
+    The whole network as one subgraph on an unbounded buffer moves every weight once,
+    reads the network input once per source layer and writes the network output: the
+    traffic every partition has (splitting only adds the tensors that cross subgraphs,
+    and streaming modes only add reads), while the on-chip energy does not depend on
+    the partition. So its metric bounds every partition's, and the cheapest
+    candidates bound the capacity term of co-exploration.
+    """
+    model = table.instance.cost_model
+    whole = model.subgraph(range(table.instance.n_layers))
+    capacity = table.act_coefficient(0) + table.weight_coefficient(0)
+    return capacity + table.metric_weight * table.instance.metric_of(whole, whole.resident)
+
+
 def checked_warm_start(
     instance: PartitionInstance, warm_start: PartitionSolution | None
 ) -> tuple[PartitionSolution | None, str]:
@@ -342,7 +359,8 @@ def partition_result(
     The objective is :meth:`VariantTable.objective` at the returned assignment. The
     warm start is returned instead of a worse (or, after a limit, missing) solution,
     so a result is never worse than its warm start. With an incomplete column set the
-    status is at best FEASIBLE, the bound is dropped and the native status says so.
+    status is at best FEASIBLE, the solver's bound (valid only for the listed columns)
+    is replaced by :func:`compulsory_bound`, and the native status says so.
     """
     if warm is not None and status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION):
         value = table.objective(warm)
@@ -352,8 +370,8 @@ def partition_result(
             if not status.has_solution:
                 status = Status.FEASIBLE
     if not table.complete:
-        bound = None
-        notes = (*notes, f"{table.column_set.stopped}: optimality not proven")
+        bound = compulsory_bound(table)
+        notes = (*notes, f"{table.column_set.stopped}: optimality not proven, bound = compulsory traffic")
         if status is Status.OPTIMAL:
             status = Status.FEASIBLE
     objective = None if found is None else table.objective(found)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from accelsched.formulations import partition_cpsat, partition_enumerate, partition_milp
-from accelsched.formulations.partition_common import VariantTable
+from accelsched.formulations.partition_common import VariantTable, compulsory_bound
 from accelsched.formulations.partition_cpsat import PartitionCpSat, objective_scale, solve_cpsat_partition
 from accelsched.formulations.partition_enumerate import solve_enumerate
 from accelsched.formulations.partition_milp import PartitionMilp, solve_milp
@@ -186,10 +186,25 @@ def test_column_budget_gives_a_solution_without_a_proof(solver: Callable[..., Re
     instance = small_instance(10, 2, act_kb=(64,), weight_kb=(64,))
     result: Result = run_method(PROBLEM, instance, MethodSpec("budgeted", "partition", "exact", solver), SolveOptions())
     assert result.status is Status.FEASIBLE
-    assert result.bound is None
     assert "column budget reached (12 sets evaluated): optimality not proven" in result.stats.native_status
     best = run("enumerate", instance).objective
     assert best is not None and result.objective is not None and result.objective >= best
+    assert result.bound == compulsory_bound(VariantTable(instance, enumerate_columns(instance))) <= best
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("seed", range(3))
+def test_compulsory_bound_is_below_the_optimum(config: dict, seed: int) -> None:
+    instance = small_instance(7, seed, **config)
+    best, _ = brute_force(instance)
+    assert compulsory_bound(VariantTable(instance, enumerate_columns(instance))) <= best + 1e-9 * abs(best)
+
+
+def test_compulsory_bound_is_the_optimum_when_everything_fuses() -> None:
+    instance = chain3((384,), (1024,))
+    assert (
+        compulsory_bound(VariantTable(instance, enumerate_columns(instance))) == 744 == run("cpsat", instance).objective
+    )
 
 
 def test_enumeration_needs_every_column() -> None:
