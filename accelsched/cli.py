@@ -55,7 +55,14 @@ def _parser() -> _Parser:
     p_eval = sub.add_parser("evaluate", help="cost report of a problem's solution file, or of layer-by-layer execution")
     p_eval.add_argument("problem", nargs="?", default=None, help="problem of --solution (omit for layer-by-layer)")
     _add_instance_args(p_eval)
-    p_eval.add_argument("--solution", default=None, metavar="FILE", help="solution JSON (or 'solve --json' output)")
+    p_eval.add_argument(
+        "--solution",
+        "--tree",
+        dest="solution",
+        default=None,
+        metavar="FILE",
+        help="solution JSON (or 'solve --json' output); for ra-tree also SET's tab-indented tree text",
+    )
     p_eval.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="problem option")
     p_eval.add_argument("--schedule", choices=["layer-by-layer"], default="layer-by-layer")
     p_eval.add_argument("--cores", default="all", help="'all' or comma-separated core ids (default all)")
@@ -126,6 +133,8 @@ def _cmd_list(what: str) -> int:
             print(f"{problem.name}: {problem.description}")
             for method in methods(problem.name).values():
                 print(f"  {method.name:<24}{method.kind:<10}{method.description}")
+            if not methods(problem.name):
+                print(f"  (no methods yet: 'accelsched evaluate {problem.name} --solution FILE' evaluates a solution)")
     return 0
 
 
@@ -138,19 +147,28 @@ def _parse_cores(text: str) -> list[int] | None:
         raise InputError(f"bad core list {text!r}", "--cores", "write 'all' or ids such as 0,1,2") from None
 
 
-def _read_solution(path: str, from_dict: Any) -> Any:
-    """A solution from a JSON file holding it, or holding ``solve --json`` output."""
+def _read_solution(path: str, problem: Any) -> Any:
+    """A solution from a JSON file holding it (or ``solve --json`` output), or from the problem's text form."""
     try:
         with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+            text = handle.read()
     except OSError as exc:
         raise InputError(f"cannot read solution file ({exc.strerror})", path, "give an existing JSON file") from None
+    except UnicodeDecodeError:
+        raise InputError("not a text file", path, "write the solution as JSON") from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"not JSON: {exc.msg} at line {exc.lineno}", path, "write the solution as JSON") from None
+        if problem.solution_from_text is None:
+            raise InputError(f"not JSON: {exc.msg} at line {exc.lineno}", path, "write the solution as JSON") from None
+        try:
+            return problem.solution_from_text(text, path)
+        except ValueError as text_error:
+            raise InputError(str(text_error), "", f"write the {problem.name} text form or JSON") from None
     if isinstance(data, dict) and isinstance(data.get("solution"), dict):
         data = data["solution"]
     try:
-        return from_dict(data)
+        return problem.solution_from_dict(data)
     except (ValueError, TypeError, AttributeError) as exc:
         raise InputError(str(exc), path, "see the solution format in 'accelsched solve ... --json'") from None
 
@@ -166,7 +184,7 @@ def _cmd_evaluate_solution(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload, batch=args.batch)
     acc = load_accelerator(args.hardware)
     instance = problem.make_instance(workload, acc, _options(args.option))
-    solution = _read_solution(args.solution, problem.solution_from_dict)
+    solution = _read_solution(args.solution, problem)
     problem.check(instance, solution)
     report = problem.evaluate(instance, solution)
     value = problem.objective(instance, solution, report)

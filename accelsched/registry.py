@@ -35,7 +35,7 @@ __all__ = [
     "run_method",
 ]
 
-PROBLEM_MODULES: tuple[str, ...] = ("accelsched.problems.partition",)
+PROBLEM_MODULES: tuple[str, ...] = ("accelsched.problems.partition", "accelsched.problems.ra_tree")
 """Modules defining ``PROBLEM``; each problem issue adds its module here."""
 
 METHOD_MODULES: tuple[str, ...] = (

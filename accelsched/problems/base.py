@@ -39,6 +39,10 @@ class ProblemSpec:
     solution_from_dict
         Inverse of the solution's ``to_dict`` (for ``accelsched evaluate --solution``);
         raises ``ValueError`` naming the bad field.
+    solution_from_text
+        ``solution_from_text(text, source)``: a solution from a problem-specific text
+        form (the SET tree format for ``ra-tree``), used when a solution file is not
+        JSON; None when the problem has none. Raises ``ValueError`` naming the line.
     """
 
     name: str
@@ -48,6 +52,7 @@ class ProblemSpec:
     evaluate: Callable[[Any, Any], CostReport]
     objective: Callable[[Any, Any, CostReport], float]
     solution_from_dict: Callable[[Any], Any]
+    solution_from_text: Callable[[str, str], Any] | None = None
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("-", "").replace("_", "").isalnum():

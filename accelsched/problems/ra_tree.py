@@ -38,15 +38,20 @@ placement).
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from accelsched.errors import InfeasibleSolution
+from accelsched.errors import InfeasibleSolution, InputError
+from accelsched.hardware.cost.report import CostReport
 from accelsched.hardware.spec import Accelerator, Mesh
 from accelsched.models.workload import Workload
+from accelsched.problems.base import ProblemSpec
 
 __all__ = [
+    "OPTIONS",
+    "PROBLEM",
     "Cut",
     "CutKind",
     "Leaf",
@@ -54,9 +59,13 @@ __all__ = [
     "RATree",
     "RATreeInstance",
     "check",
+    "evaluate",
+    "make_instance",
     "min_tiles",
+    "objective",
     "parse_tree",
     "sequential_tree",
+    "tile_buffer_bytes",
     "tree_space_size",
 ]
 
@@ -213,6 +222,7 @@ class RATreeInstance:
     accelerator: Accelerator
     energy_exponent: int = 1
     delay_exponent: int = 1
+    _batched: dict[int, Workload] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.accelerator.interconnect, Mesh):
@@ -232,6 +242,14 @@ class RATreeInstance:
         """The total batch."""
         return self.workload.batch
 
+    def at_batch(self, batch: int) -> Workload:
+        """The workload with every layer at ``batch`` samples (cached: leaves run on sub-batches)."""
+        found = self._batched.get(batch)
+        if found is None:
+            found = self.workload if batch == self.workload.batch else self.workload.with_batch(batch)
+            self._batched[batch] = found
+        return found
+
     @property
     def n_tiles(self) -> int:
         """Tiles of the mesh."""
@@ -246,7 +264,10 @@ def check(instance: RATreeInstance, tree: RATree) -> None:
     size; every leaf names a layer of the workload, once, and every layer has a
     leaf; the leaves are in a topological order from left to right; the S-Cuts'
     children can get disjoint, non-empty tile groups within the mesh (at least one
-    tile per concurrently running leaf: :func:`min_tiles`).
+    tile per concurrently running leaf: :func:`min_tiles`); in every segment, every
+    tile's buffer holds the weights of its layers' parts and the largest working set
+    of its parts (:func:`tile_buffer_bytes`; the allocation and splits are the
+    evaluator's).
     """
     root = tree.root
     if root.kind is not CutKind.T:
@@ -266,6 +287,69 @@ def check(instance: RATreeInstance, tree: RATree) -> None:
                 f"its producer {producer!r} (leaf {position[producer]})"
             )
     _check_tiles(tree, instance.n_tiles)
+    _check_buffers(instance, tree)
+
+
+def _check_buffers(instance: RATreeInstance, tree: RATree) -> None:
+    """Every tile's buffer holds, in every segment, the weights of its parts and the largest working set."""
+    from accelsched.hardware.cost.ra_tree import evaluate as evaluate_tree
+
+    capacity = tile_buffer_bytes(instance.accelerator)
+    for segment in evaluate_tree(instance, tree).segments:
+        for tile, need in segment.tile_buffer_bytes.items():
+            if need > capacity:
+                raise InfeasibleSolution(
+                    f"{segment.path}: tile {tile} needs {need:.0f} B (the weights of its layers in this segment, "
+                    f"kept for all sub-batches, plus the largest working set), its buffer holds {capacity} B"
+                )
+
+
+def tile_buffer_bytes(accelerator: Accelerator) -> int:
+    """Capacity of a tile's outermost on-chip memory (the levels holding I, W and O next to DRAM)."""
+    core = accelerator.cores[0]
+    tops = {core.top_level(op).name: core.top_level(op) for op in ("I", "W", "O")}
+    return sum(level.capacity_bytes * level.instances for level in tops.values())
+
+
+def evaluate(instance: RATreeInstance, tree: RATree) -> CostReport:
+    """The shared cost model's report of a tree (:func:`accelsched.hardware.cost.ra_tree.evaluate`)."""
+    from accelsched.hardware.cost.ra_tree import evaluate as evaluate_tree
+
+    return evaluate_tree(instance, tree).report
+
+
+def objective(instance: RATreeInstance, tree: RATree, report: CostReport) -> float:
+    """``energy_pj ** energy_exponent * latency_cycles ** delay_exponent``."""
+    return float(report.energy_pj) ** instance.energy_exponent * float(report.latency_cycles) ** instance.delay_exponent
+
+
+OPTIONS = {"objective": "EnDm: energy^n x delay^m, e.g. E2D1 (default on edge meshes) or E1D2 (on set-cloud-*)"}
+"""The ``--option`` keys of the RA-tree problem."""
+
+
+def make_instance(workload: Workload, accelerator: Accelerator, options: Mapping[str, str]) -> RATreeInstance:
+    """Instance from CLI-style options; ``InputError`` on bad ones.
+
+    The objective defaults to SET's: E^2 D, or E D^2 on the ``set-cloud-*`` presets.
+    """
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise InputError(f"unknown ra-tree option {unknown[0]!r}", "--option", "options: objective")
+    default = "E1D2" if accelerator.name.startswith("set-cloud") else "E2D1"
+    text = options.get("objective", default)
+    match = re.fullmatch(r"E(\d+)D(\d+)", text)
+    if match is None:
+        raise InputError(f"bad objective {text!r}", "--option objective", "write EnDm, e.g. E2D1 or E1D2")
+    if not isinstance(accelerator.interconnect, Mesh):
+        raise InputError(
+            f"{accelerator.name} has no mesh of tiles",
+            "--hardware",
+            "use set-edge-4x4, set-cloud-12x12 or a mesh preset",
+        )
+    try:
+        return RATreeInstance(workload, accelerator, int(match[1]), int(match[2]))
+    except ValueError as exc:
+        raise InputError(str(exc), "--option objective") from None
 
 
 def _check_batches(path: str, cut: Cut) -> None:
@@ -482,3 +566,20 @@ def tree_space_size(n_leaves: int) -> int:
         # sequences of >= 2 trees over n leaves: a first tree over j < n leaves, then >= 1 trees
         a.append(2 * sum(a[j] * forests[n - j] for j in range(1, n)))
     return a[n_leaves]
+
+
+def _solution_from_dict(data: Any) -> RATree:
+    return RATree.from_dict(data)
+
+
+PROBLEM = ProblemSpec(
+    name="ra-tree",
+    description="SET: inter-layer scheduling on a tiled mesh as a resource-allocation tree (objective E^n x D^m)",
+    make_instance=make_instance,
+    check=check,
+    evaluate=evaluate,
+    objective=objective,
+    solution_from_dict=_solution_from_dict,
+    solution_from_text=parse_tree,
+)
+"""The RA-tree problem as the registry and the CLI see it."""

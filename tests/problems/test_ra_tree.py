@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accelsched.errors import InfeasibleSolution
+from accelsched.errors import InfeasibleSolution, InputError
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.spec import Mesh
 from accelsched.models.builder import NetBuilder
 from accelsched.models.registry import load_workload
 from accelsched.models.workload import Workload
 from accelsched.problems.ra_tree import (
+    PROBLEM,
     Cut,
     CutKind,
     Leaf,
@@ -24,9 +25,13 @@ from accelsched.problems.ra_tree import (
     RATree,
     RATreeInstance,
     check,
+    evaluate,
+    make_instance,
     min_tiles,
+    objective,
     parse_tree,
     sequential_tree,
+    tile_buffer_bytes,
     tree_space_size,
 )
 
@@ -207,3 +212,37 @@ def test_text_and_json_round_trip_any_tree(children: list[RANode]) -> None:
     tree = RATree(Cut(CutKind.T, 8, 1, tuple(children)))
     assert parse_tree(tree.to_text()) == tree
     assert RATree.from_dict(json.loads(json.dumps(tree.to_dict()))) == tree
+
+
+def test_a_tile_buffer_must_hold_its_weights_for_the_whole_segment() -> None:
+    workload = load_workload("set-resnet50")
+    one_segment = parse_tree("T 1/1\n\tT 1/1\n" + "".join(f"\t\t{name} 1\n" for name in workload.names))
+    with pytest.raises(InfeasibleSolution, match=r"^root/0: tile \d+ needs \d+ B \(the weights of its layers"):
+        check(RATreeInstance(workload, load_accelerator("set-edge-4x4")), one_segment)
+    assert tile_buffer_bytes(load_accelerator("set-edge-4x4")) == 1024 * 1024
+
+
+def test_make_instance_objective_defaults_and_errors() -> None:
+    workload = diamond(8)
+    edge = make_instance(workload, load_accelerator("set-edge-4x4"), {})
+    cloud = make_instance(workload, load_accelerator("set-cloud-12x12"), {})
+    assert (edge.energy_exponent, edge.delay_exponent) == (2, 1)
+    assert (cloud.energy_exponent, cloud.delay_exponent) == (1, 2)
+    assert make_instance(workload, load_accelerator("set-edge-4x4"), {"objective": "E1D1"}).delay_exponent == 1
+    for options, message in (
+        ({"objective": "ED"}, "bad objective 'ED'"),
+        ({"objective": "E0D0"}, "cannot both be 0"),
+        ({"tiles": "4"}, "unknown ra-tree option 'tiles'"),
+    ):
+        with pytest.raises(InputError, match=message):
+            make_instance(workload, load_accelerator("set-edge-4x4"), options)
+    with pytest.raises(InputError, match="has no mesh of tiles"):
+        make_instance(workload, load_accelerator("cocco-simba-separate"), {})
+
+
+def test_objective_is_energy_and_delay_to_their_powers() -> None:
+    inst = instance()
+    tree = sequential_tree(inst.workload)
+    report = evaluate(inst, tree)
+    assert objective(inst, tree, report) == pytest.approx(report.energy_pj**2 * report.latency_cycles)
+    assert PROBLEM.solution_from_text is not None and PROBLEM.solution_from_text(tree.to_text(), "x") == tree

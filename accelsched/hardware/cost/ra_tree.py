@@ -1,5 +1,5 @@
-"""Analyzer of RA trees (SET, ISCA'23): normalized processing times, pipeline stages,
-S-Cut tile allocation and tile placement.
+"""Analyzer and evaluator of RA trees (SET, ISCA'23): normalized processing times,
+pipeline stages, S-Cut tile allocation, tile placement, then energy, latency and traffic.
 
 Normalized processing time (NPT)
 --------------------------------
@@ -27,25 +27,78 @@ tiles. An S-Cut with ``C`` tiles gives its children disjoint groups ``f_i >= m_i
 (``m_i`` = :func:`accelsched.problems.ra_tree.min_tiles` of the child, 1 for a leaf)
 with ``sum f_i = C`` minimizing the bottleneck ``max_i NPT_i / f_i``: start every
 child at ``m_i`` and give the remaining tiles one at a time to the current
-bottleneck (:func:`allocate_tiles`). Each increment lowers only the bottleneck
+bottleneck (:func:`balance_tiles`). Each increment lowers only the bottleneck
 child's time and times only decrease, so the final bottleneck is the least possible
 (the exchange argument of water-filling); when every ``m_i = 1`` this is the optimum
 SET's published procedure reaches. Tiles are numbered in serpentine vertical
 stripes (:func:`serpentine_order`) and every S-Cut child takes a contiguous range of
 its parent's numbering, so that a group is compact on the mesh.
+
+Evaluator
+---------
+*Leaves.* A leaf runs its batch ``b`` on its ``f`` tiles, ``B / b`` times (``B`` the
+total batch). Each run splits the layer into ``f`` near-equal parts along one loop
+(``K``, ``G``, ``OY``, ``OX`` or ``B``; the split with the least MAC-array time, then
+on-chip energy) and costs each part on its tile with the shared per-layer primitive;
+the leaf contributes the parts' on-chip energy (MACs and memories) per run, and the
+MAC-array time of its slowest part as the time of a run.
+
+*Data flow* (SET's rules, :func:`route`). The children of the root are the
+*segments*. A tensor between two segments, or one that skips a step of its lowest
+common cut (a T-Cut child that is not the next one, an S-Cut child more than one
+stage later), is written to and read back from DRAM; any other tensor goes over the
+mesh from the producer's tiles to the consumer's. Network inputs come from DRAM,
+network outputs go to it. Weights are read from DRAM once per segment and stay on
+chip for all of its sub-batches.
+
+*Mesh traffic.* XY routing; DRAM enters and leaves at the attachment point nearest to
+a tile. A tensor every part needs whole (the input of an output-channel split, the
+weights of a pixel or sample split) is multicast once along an x-spine with
+y-branches (:func:`accelsched.hardware.cost.transfer.mesh_multicast_links`), from the
+first producer tile; otherwise each consumer tile receives an equal slice from the
+producer tile of the same rank. Every link's load is summed per segment.
+
+*Latency.* A leaf: one run; a T-Cut: ``n x`` the sum of its children; an S-Cut:
+``(n + S) x`` its slowest child; a segment: at least its DRAM bytes over the DRAM
+bandwidth and its busiest link's bytes over the link bandwidth; the schedule: the sum
+of its segments. *Energy*: on-chip energy of the parts, DRAM bytes x DRAM energy,
+byte-hops x hop energy. *Buffers*: per segment and tile, the weights of all parts the
+tile runs plus the largest working set of those parts
+(:attr:`SegmentCost.tile_buffer_bytes`; :func:`accelsched.problems.ra_tree.check`
+rejects a tree that overflows a tile).
+
+Simplifications, stated: halos of row splits are not counted as extra traffic; the
+time of a leaf ignores its traffic (traffic bounds the segment instead); transfers
+do not overlap or contend inside a segment beyond the busiest-link bound.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
-from accelsched.hardware.cost.layer_cost import layer_cost
-from accelsched.hardware.spec import Mesh
-from accelsched.problems.ra_tree import CutKind, Leaf, RANode, RATree, RATreeInstance, min_tiles
+from accelsched.hardware.cost.layer_by_layer import split_layer
+from accelsched.hardware.cost.layer_cost import LayerCost, layer_cost
+from accelsched.hardware.cost.report import CostReport
+from accelsched.hardware.cost.transfer import mesh_multicast_links
+from accelsched.hardware.spec import Accelerator, Core, Mesh, OffChip
+from accelsched.models.layer import Layer
+from accelsched.problems.ra_tree import Cut, CutKind, Leaf, RANode, RATree, RATreeInstance, min_tiles
 
-__all__ = ["NodeInfo", "TreeAnalysis", "allocate_tiles", "analyze", "serpentine_order"]
+__all__ = [
+    "LeafRun",
+    "NodeInfo",
+    "RATreeCost",
+    "SegmentCost",
+    "TreeAnalysis",
+    "analyze",
+    "balance_tiles",
+    "best_run",
+    "evaluate",
+    "route",
+    "serpentine_order",
+]
 
 
 @dataclass(frozen=True)
@@ -92,6 +145,12 @@ class TreeAnalysis:
     """
 
     nodes: dict[str, NodeInfo]
+    _leaves: dict[str, NodeInfo] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for info in self.nodes.values():
+            if isinstance(info.node, Leaf):
+                self._leaves[info.node.layer] = info
 
     @property
     def root(self) -> NodeInfo:
@@ -100,10 +159,7 @@ class TreeAnalysis:
 
     def leaf(self, layer: str) -> NodeInfo:
         """The information of a layer's leaf."""
-        for info in self.nodes.values():
-            if isinstance(info.node, Leaf) and info.node.layer == layer:
-                return info
-        raise KeyError(layer)
+        return self._leaves[layer]
 
 
 def serpentine_order(mesh: Mesh, stripe_cols: int | None = None) -> tuple[int, ...]:
@@ -128,7 +184,7 @@ def serpentine_order(mesh: Mesh, stripe_cols: int | None = None) -> tuple[int, .
     return tuple(order)
 
 
-def allocate_tiles(npt: Sequence[float], tiles: int, minimum: Sequence[int] | None = None) -> tuple[int, ...]:
+def balance_tiles(npt: Sequence[float], tiles: int, minimum: Sequence[int] | None = None) -> tuple[int, ...]:
     """Tiles per child minimizing ``max_i npt_i / f_i`` with ``f_i >= minimum_i`` and ``sum f_i = tiles``.
 
     Water-filling (module docstring): optimal for the bottleneck.
@@ -140,11 +196,11 @@ def allocate_tiles(npt: Sequence[float], tiles: int, minimum: Sequence[int] | No
     """
     need = [1] * len(npt) if minimum is None else list(minimum)
     if len(need) != len(npt) or not npt:
-        raise ValueError("allocate_tiles: give one NPT (and one minimum) per child, at least one child")
+        raise ValueError("balance_tiles: give one NPT (and one minimum) per child, at least one child")
     if any(not t > 0 for t in npt):
-        raise ValueError(f"allocate_tiles: NPTs must be positive, got {list(npt)}")
+        raise ValueError(f"balance_tiles: NPTs must be positive, got {list(npt)}")
     if sum(need) > tiles:
-        raise ValueError(f"allocate_tiles: the children need {sum(need)} tiles at least, there are {tiles}")
+        raise ValueError(f"balance_tiles: the children need {sum(need)} tiles at least, there are {tiles}")
     given = list(need)
     heap = [(-t / f, k) for k, (t, f) in enumerate(zip(npt, given, strict=True))]
     heapq.heapify(heap)
@@ -165,7 +221,7 @@ def analyze(instance: RATreeInstance, tree: RATree, stripe_cols: int | None = No
     if not isinstance(mesh, Mesh):  # pragma: no cover - RATreeInstance requires a mesh
         raise TypeError("analyze: the accelerator has no mesh")
     acc = instance.accelerator
-    single = instance.workload.with_batch(1)
+    single = instance.at_batch(1)
     leaf_npt = {layer.name: float(layer_cost(layer, acc.cores[0], acc.offchip).latency_cycles) for layer in single}
     preds = {name: set(single.predecessors(name)) for name in single.names}
     timing: dict[str, tuple[float, tuple[int, ...], tuple[str, ...]]] = {}
@@ -215,7 +271,7 @@ def _place(
             _place(child, f"{path}/{k}", tiles, timing, out)
         return
     npts = [timing[f"{path}/{k}"][0] for k in range(len(node.children))]
-    counts = allocate_tiles(npts, len(tiles), [min_tiles(child) for child in node.children])
+    counts = balance_tiles(npts, len(tiles), [min_tiles(child) for child in node.children])
     start = 0
     for k, (child, count) in enumerate(zip(node.children, counts, strict=True)):
         _place(child, f"{path}/{k}", tiles[start : start + count], timing, out)
@@ -230,3 +286,341 @@ def _stages(children: Sequence[tuple[str, ...]], preds: dict[str, set[str]]) -> 
         stage = max((stages[j] + 1 for j in range(k) if needs & set(children[j])), default=0)
         stages.append(stage)
     return tuple(stages)
+
+
+# ====================================================================== evaluator
+SPLIT_DIMS = ("K", "G", "OY", "OX", "B")
+"""Loops a leaf may split over its tiles (``G`` for grouped / depthwise layers)."""
+
+
+@dataclass(frozen=True)
+class LeafRun:
+    """One run of a leaf: its batch on its tiles.
+
+    Attributes
+    ----------
+    layer
+        Layer name.
+    split_dim
+        Loop split over the tiles (``""`` when the group has one tile).
+    tiles
+        The tiles running a part, in order (a group larger than the loop leaves some idle).
+    parts
+        Cost of each part on its tile (from DRAM to DRAM; only its on-chip share is used).
+    runs
+        How many times the leaf runs: the total batch over the leaf's batch.
+    """
+
+    layer: str
+    split_dim: str
+    tiles: tuple[int, ...]
+    parts: tuple[LayerCost, ...]
+    runs: int
+
+    @property
+    def latency_cycles(self) -> float:
+        """Time of one run: the MAC-array time of the slowest part."""
+        return float(max(p.compute_cycles for p in self.parts))
+
+    @property
+    def replicates_inputs(self) -> bool:
+        """Whether every part reads the whole input (an output-channel split)."""
+        return self.split_dim == "K"
+
+    @property
+    def replicates_weights(self) -> bool:
+        """Whether every part holds the whole weights (a split along pixels or samples)."""
+        return self.split_dim in ("OY", "OX", "B")
+
+
+@dataclass(frozen=True)
+class SegmentCost:
+    """Cost of one child of the root (a segment: its inputs and outputs go through DRAM).
+
+    Attributes
+    ----------
+    path
+        The segment's path (``root/k``).
+    tree_cycles
+        Time from the tree (T-Cut: n x sum, S-Cut: (n + S) x max, leaves: one run).
+    dram_bytes
+        Bytes read from and written to DRAM.
+    busiest_link_bytes
+        Bytes over the most loaded mesh link (one direction).
+    latency_cycles
+        ``max(tree, DRAM bytes / DRAM bandwidth, busiest link bytes / link bandwidth)``.
+    energy_breakdown_pj
+        ``mac``, ``mem:<level>``, ``dram``, ``noc``.
+    noc_byte_hops
+        Bytes times links moved on the mesh.
+    tile_buffer_bytes
+        Per tile used: the weights of all of its parts in the segment (they stay on chip
+        across the sub-batches) plus the largest activation working set of its parts.
+    """
+
+    path: str
+    tree_cycles: float
+    dram_bytes: float
+    busiest_link_bytes: float
+    latency_cycles: float
+    energy_breakdown_pj: dict[str, float]
+    noc_byte_hops: float
+    tile_buffer_bytes: dict[int, float]
+
+
+@dataclass(frozen=True)
+class RATreeCost:
+    """Everything the evaluator computed for a tree.
+
+    Attributes
+    ----------
+    analysis
+        NPTs, stages, tiles.
+    leaves
+        The run of every leaf, by layer.
+    routes
+        How each edge's tensor travels: ``"noc"`` (straight to its consumer) or ``"dram"``.
+    segments
+        Per child of the root.
+    report
+        The totals, as the shared :class:`CostReport`.
+    """
+
+    analysis: TreeAnalysis
+    leaves: dict[str, LeafRun]
+    routes: dict[tuple[str, str], str]
+    segments: tuple[SegmentCost, ...]
+    report: CostReport
+
+
+def best_run(layer: Layer, tiles: tuple[int, ...], runs: int, core: Core, offchip: OffChip) -> LeafRun:
+    """The split of ``layer`` (at the leaf's batch) over ``tiles`` with the least time, then on-chip energy.
+
+    Cached per (layer shape, number of tiles, core, off-chip memory): tiles are identical.
+    """
+    key = (layer.shape_key(), len(tiles), core.cost_key(), offchip)
+    found = _SPLITS.get(key)
+    if found is None:
+        found = _best_split(layer, len(tiles), core, offchip)
+        _SPLITS[key] = found
+    dim, costs = found
+    return LeafRun(layer.name, dim, tiles[: len(costs)], costs, runs)
+
+
+_SPLITS: dict[tuple[object, ...], tuple[str, tuple[LayerCost, ...]]] = {}
+
+
+def _best_split(layer: Layer, n_tiles: int, core: Core, offchip: OffChip) -> tuple[str, tuple[LayerCost, ...]]:
+    options: list[tuple[str, list[Layer]]] = [("", [layer])]
+    if n_tiles > 1:
+        options += [(d, split_layer(layer, d, n_tiles)) for d in SPLIT_DIMS if _splittable(layer, d)]
+    best: tuple[tuple[float, float], str, tuple[LayerCost, ...]] | None = None
+    for dim, parts in options:
+        costs = tuple(layer_cost(p, core, offchip) for p in parts)
+        key = (float(max(c.compute_cycles for c in costs)), sum(c.on_chip_energy_pj for c in costs))
+        if best is None or key < best[0]:
+            best = (key, dim, costs)
+    assert best is not None
+    return best[1], best[2]
+
+
+def _splittable(layer: Layer, dim: str) -> bool:
+    if dim == "K":
+        return layer.G == 1 and layer.K > 1
+    if dim == "G":
+        return layer.G > 1
+    return bool(getattr(layer, dim) > 1)
+
+
+def route(analysis: TreeAnalysis, producer: str, consumer: str) -> str:
+    """How the producer's output reaches the consumer: ``"noc"`` or ``"dram"`` (SET's rules).
+
+    Through DRAM when the two leaves are in different children of the root, or when
+    the tensor skips a step at their lowest common cut: a T-Cut whose children
+    holding them are not adjacent, or an S-Cut whose consumer child is more than one
+    stage after the producer child. Otherwise the tensor is consumed right away and
+    goes over the mesh.
+    """
+    a = analysis.leaf(producer).path.split("/")
+    b = analysis.leaf(consumer).path.split("/")
+    depth = next(k for k in range(min(len(a), len(b))) if a[k] != b[k])
+    lca = analysis.nodes["/".join(a[:depth])]
+    i, j = int(a[depth]), int(b[depth])
+    if lca.path == "root":
+        return "dram"
+    assert isinstance(lca.node, Cut)
+    if lca.node.kind is CutKind.S:
+        return "dram" if lca.stages[j] > lca.stages[i] + 1 else "noc"
+    return "dram" if j > i + 1 else "noc"
+
+
+class _Links:
+    """Bytes per directed mesh link, and byte-hops."""
+
+    def __init__(self, mesh: Mesh, nearest_dram: Sequence[int]) -> None:
+        self.mesh = mesh
+        self.nearest_dram = nearest_dram
+        self.load: dict[tuple[tuple[int, int], tuple[int, int]], float] = {}
+        self.byte_hops = 0.0
+
+    def add(self, links: Iterable[tuple[tuple[int, int], tuple[int, int]]], nbytes: float) -> None:
+        for link in links:
+            self.load[link] = self.load.get(link, 0.0) + nbytes
+            self.byte_hops += nbytes
+
+    def unicast(self, src: int, dst: int, nbytes: float) -> None:
+        self.add(mesh_multicast_links(self.mesh, src, (dst,)), nbytes)
+
+    def multicast(self, src: int, dsts: Sequence[int], nbytes: float) -> None:
+        self.add(mesh_multicast_links(self.mesh, src, dsts), nbytes)
+
+    def dram_node(self, core_id: int) -> int:
+        """The core id at the DRAM attachment point nearest to ``core_id``."""
+        return self.nearest_dram[core_id]
+
+    def deliver(self, sources: Sequence[int], dsts: Sequence[int], nbytes: float, replicate: bool) -> None:
+        """``nbytes`` from ``sources`` (evenly spread) to ``dsts``: the whole of it to every one, or a slice each.
+
+        A replicated tensor is multicast once from the first source (the tree is the
+        same shape from any source); slices go from ``sources[i mod |sources|]`` to
+        ``dsts[i]``.
+        """
+        if replicate:
+            self.multicast(sources[0], dsts, nbytes)
+            return
+        share = nbytes / len(dsts)
+        for i, dst in enumerate(dsts):
+            self.unicast(sources[i % len(sources)], dst, share)
+
+
+def evaluate(instance: RATreeInstance, tree: RATree, stripe_cols: int | None = None) -> RATreeCost:
+    """Energy, latency and traffic of a checked tree (module docstring, *Evaluator*)."""
+    analysis = analyze(instance, tree, stripe_cols)
+    acc = instance.accelerator
+    mesh = acc.interconnect
+    assert isinstance(mesh, Mesh)
+    core, offchip = acc.cores[0], acc.offchip
+    total = instance.batch
+    single = {layer.name: layer for layer in instance.at_batch(1)}
+    runs: dict[str, LeafRun] = {}
+    for path, node in tree.walk():
+        if isinstance(node, Leaf):
+            layer = instance.at_batch(node.batch)[node.layer]
+            runs[node.layer] = best_run(layer, analysis.nodes[path].tiles, total // node.batch, core, offchip)
+    routes = {(p, c): route(analysis, p, c) for p, c in instance.workload.edges}
+    nearest = [_nearest_dram(mesh, tile) for tile in range(mesh.rows * mesh.cols)]
+    segments = []
+    for k, child in enumerate(tree.root.children):
+        path = f"root/{k}"
+        layers = analysis.nodes[path].layers
+        links = _Links(mesh, nearest)
+        segments.append(_segment(path, child, layers, runs, routes, single, total, links, offchip, analysis))
+    report = _report(segments, runs, acc)
+    return RATreeCost(analysis, runs, routes, tuple(segments), report)
+
+
+def _segment(
+    path: str,
+    node: RANode,
+    layers: tuple[str, ...],
+    runs: dict[str, LeafRun],
+    routes: dict[tuple[str, str], str],
+    single: dict[str, Layer],
+    total: int,
+    links: _Links,
+    offchip: OffChip,
+    analysis: TreeAnalysis,
+) -> SegmentCost:
+    """Cost of one child of the root: its leaves' runs, its traffic (counted on ``links``), its time."""
+    mesh = links.mesh
+    breakdown: dict[str, float] = {}
+    read = written = 0.0
+    inside = set(layers)
+    preds: dict[str, list[str]] = {name: [] for name in layers}
+    succs: dict[str, list[str]] = {name: [] for name in layers}
+    for p, c in routes:
+        if c in preds:
+            preds[c].append(p)
+        if p in succs:
+            succs[p].append(c)
+    weight_bytes: dict[int, float] = {}
+    working_set: dict[int, float] = {}
+    for name in layers:
+        run = runs[name]
+        share = 1.0 if run.replicates_weights else 1.0 / len(run.parts)
+        for tile, part in zip(run.tiles, run.parts, strict=True):
+            weight_bytes[tile] = weight_bytes.get(tile, 0.0) + single[name].weight_bytes * share
+            acts = part.footprint_bytes.get("I", 0.0) + part.footprint_bytes.get("O", 0.0)
+            working_set[tile] = max(working_set.get(tile, 0.0), acts)
+        for part in run.parts:  # on-chip energy only: the segment accounts for DRAM itself
+            for key, value in part.energy_breakdown_pj.items():
+                if key != "dram":
+                    breakdown[key] = breakdown.get(key, 0.0) + run.runs * value
+        layer = single[name]
+        weights = float(layer.weight_bytes)  # once per segment: weights stay on chip across its sub-batches
+        if weights:
+            read += weights
+            links.deliver([links.dram_node(run.tiles[0])], run.tiles, weights, run.replicates_weights)
+        producers = preds[name]
+        if not producers:  # a network input
+            nbytes = float(layer.input_bytes) * total
+            read += nbytes
+            links.deliver([links.dram_node(run.tiles[0])], run.tiles, nbytes, run.replicates_inputs)
+        for producer in producers:
+            nbytes = float(single[producer].output_bytes) * total
+            if routes[producer, name] == "noc":
+                links.deliver(runs[producer].tiles, run.tiles, nbytes, run.replicates_inputs)
+            else:
+                read += nbytes
+                links.deliver([links.dram_node(run.tiles[0])], run.tiles, nbytes, run.replicates_inputs)
+        consumers = succs[name]
+        if not consumers or any(routes[name, c] == "dram" or c not in inside for c in consumers):
+            nbytes = float(layer.output_bytes) * total
+            written += nbytes
+            for tile in run.tiles:
+                links.unicast(tile, links.dram_node(tile), nbytes / len(run.tiles))
+    breakdown["dram"] = read * offchip.read_energy_pj_per_byte + written * offchip.write_energy_pj_per_byte
+    breakdown["noc"] = links.byte_hops * mesh.hop_energy_pj_per_byte
+    tree_cycles = _tree_cycles(node, path, runs, analysis)
+    busiest = max(links.load.values(), default=0.0)
+    latency = max(
+        tree_cycles, (read + written) / offchip.bandwidth_bytes_per_cycle, busiest / mesh.link_bandwidth_bytes_per_cycle
+    )
+    buffers = {tile: weight_bytes[tile] + working_set[tile] for tile in sorted(weight_bytes)}
+    return SegmentCost(path, tree_cycles, read + written, busiest, latency, breakdown, links.byte_hops, buffers)
+
+
+def _nearest_dram(mesh: Mesh, tile: int) -> int:
+    r, c = mesh.position(tile)
+    dr, dc = min(mesh.dram_nodes, key=lambda node: abs(node[0] - r) + abs(node[1] - c))
+    return dr * mesh.cols + dc
+
+
+def _tree_cycles(node: RANode, path: str, runs: dict[str, LeafRun], analysis: TreeAnalysis) -> float:
+    """T-Cut: n x the sum of its children; S-Cut: (n + S) x the slowest child; leaf: one run."""
+    if isinstance(node, Leaf):
+        return runs[node.layer].latency_cycles
+    times = [_tree_cycles(child, f"{path}/{k}", runs, analysis) for k, child in enumerate(node.children)]
+    if node.kind is CutKind.T:
+        return node.subbatches * sum(times)
+    return (node.subbatches + analysis.nodes[path].n_stages) * max(times)
+
+
+def _report(segments: Sequence[SegmentCost], runs: dict[str, LeafRun], acc: Accelerator) -> CostReport:
+    breakdown: dict[str, float] = {}
+    for segment in segments:
+        for key, value in segment.energy_breakdown_pj.items():
+            breakdown[key] = breakdown.get(key, 0.0) + value
+    latency = sum(s.latency_cycles for s in segments)
+    macs = sum(run.runs * sum(p.macs for p in run.parts) for run in runs.values())
+    slots = acc.n_cores * acc.cores[0].n_macs
+    return CostReport(
+        energy_pj=sum(breakdown.values()),
+        latency_cycles=latency,
+        dram_bytes=sum(s.dram_bytes for s in segments),
+        noc_byte_hops=sum(s.noc_byte_hops for s in segments),
+        peak_memory_bytes=max(sum(s.tile_buffer_bytes.values()) for s in segments),
+        utilization=min(1.0, macs / (slots * latency)) if latency > 0 else 0.0,
+        macs=macs,
+        energy_breakdown_pj=breakdown,
+    )

@@ -9,9 +9,10 @@ import pytest
 
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost.layer_cost import layer_cost
-from accelsched.hardware.cost.ra_tree import allocate_tiles, analyze, serpentine_order
+from accelsched.hardware.cost.ra_tree import analyze, balance_tiles, evaluate, serpentine_order
 from accelsched.hardware.spec import Mesh
 from accelsched.models.registry import load_workload
+from accelsched.models.workload import Workload
 from accelsched.problems.ra_tree import RATreeInstance, check, parse_tree, sequential_tree
 from tests.problems.test_ra_tree import TEXT, diamond
 
@@ -61,19 +62,19 @@ def test_allocation_reaches_the_least_bottleneck(seed: int) -> None:
     minimum = [rng.choice([1, 1, 1, 2, 3]) for _ in range(k)]
     tiles = rng.randint(sum(minimum), sum(minimum) + 6)
     npt = [rng.uniform(0.1, 10.0) for _ in range(k)]
-    counts = allocate_tiles(npt, tiles, minimum)
+    counts = balance_tiles(npt, tiles, minimum)
     assert sum(counts) == tiles and all(f >= m for f, m in zip(counts, minimum, strict=True))
     assert max(t / f for t, f in zip(npt, counts, strict=True)) == pytest.approx(brute_force(npt, tiles, minimum))
 
 
 def test_allocation_by_hand_and_errors() -> None:
-    assert allocate_tiles([3.0, 1.0], 4) == (3, 1)
-    assert allocate_tiles([1.0, 1.0, 1.0], 4) in {(2, 1, 1), (1, 2, 1), (1, 1, 2)}
-    assert allocate_tiles([10.0, 1.0], 4, [1, 3]) == (1, 3)
+    assert balance_tiles([3.0, 1.0], 4) == (3, 1)
+    assert balance_tiles([1.0, 1.0, 1.0], 4) in {(2, 1, 1), (1, 2, 1), (1, 1, 2)}
+    assert balance_tiles([10.0, 1.0], 4, [1, 3]) == (1, 3)
     with pytest.raises(ValueError, match="need 5 tiles at least, there are 4"):
-        allocate_tiles([1.0, 1.0], 4, [2, 3])
+        balance_tiles([1.0, 1.0], 4, [2, 3])
     with pytest.raises(ValueError, match="NPTs must be positive"):
-        allocate_tiles([1.0, 0.0], 4)
+        balance_tiles([1.0, 0.0], 4)
 
 
 def test_diamond_tree_by_hand() -> None:
@@ -93,7 +94,7 @@ def test_diamond_tree_by_hand() -> None:
     assert info.leaf("a").tiles == info.root.tiles
     groups = [info.nodes[f"root/1/{k}"].tiles for k in range(3)]
     assert sum(groups, ()) == s_cut.tiles  # contiguous ranges, in order, covering the cut's tiles
-    counts = allocate_tiles([npt["b"], npt["c"], npt["d"]], 16)
+    counts = balance_tiles([npt["b"], npt["c"], npt["d"]], 16)
     assert tuple(map(len, groups)) == counts
     assert info.leaf("d").layers == ("d",) and s_cut.layers == ("b", "c", "d") and s_cut.n_stages == 1
 
@@ -116,3 +117,65 @@ def test_sequential_tree_uses_every_tile_for_every_layer() -> None:
     assert len(info.root.tiles) == 144
     assert all(len(info.leaf(name).tiles) == 144 for name in workload.names)
     assert info.root.npt_cycles == pytest.approx(sum(info.leaf(name).npt_cycles for name in workload.names))
+
+
+# ---------------------------------------------------------------- evaluator
+def edge_instance(workload: Workload) -> RATreeInstance:
+    return RATreeInstance(workload, load_accelerator("set-edge-4x4"), 2, 1)
+
+
+def test_routes_follow_sets_rules() -> None:
+    workload = diamond(8)
+    nested = parse_tree("T 8/1\n\tT 8/1\n\t\ta 8\n\t\tb 8\n\t\tc 8\n\t\td 8\n")
+    routes = evaluate(edge_instance(workload), nested).routes
+    # adjacent children of a T-Cut: over the mesh; a child skipped: through DRAM
+    assert routes == {("a", "b"): "noc", ("a", "c"): "dram", ("b", "d"): "dram", ("c", "d"): "noc"}
+    piped = evaluate(edge_instance(workload), parse_tree(TEXT)).routes
+    # different children of the root: DRAM; consecutive pipeline stages: mesh
+    assert piped == {("a", "b"): "dram", ("a", "c"): "dram", ("b", "d"): "noc", ("c", "d"): "noc"}
+
+
+def test_layer_sequential_dram_traffic_by_hand() -> None:
+    workload = diamond(8)
+    cost = evaluate(edge_instance(workload), sequential_tree(workload))
+    single = {layer.name: layer for layer in workload.with_batch(1)}
+    weights = sum(layer.weight_bytes for layer in single.values())
+    reads = single["a"].input_bytes + sum(single[p].output_bytes for p, _ in workload.edges)
+    writes = sum(layer.output_bytes for layer in single.values())
+    assert cost.report.dram_bytes == pytest.approx(weights + 8 * (reads + writes))
+    assert cost.report.macs == workload.macs
+    assert len(cost.segments) == 4 and all(set(r.values()) == {"dram"} for r in [cost.routes])
+
+
+def test_pipelining_keeps_the_pipelined_tensors_off_dram() -> None:
+    workload = diamond(8)
+    single = {layer.name: layer for layer in workload.with_batch(1)}
+    sequential = evaluate(edge_instance(workload), sequential_tree(workload)).report
+    piped = evaluate(edge_instance(workload), parse_tree(TEXT)).report
+    saved = 2 * 8 * (single["b"].output_bytes + single["c"].output_bytes)  # written, then read back
+    assert sequential.dram_bytes - piped.dram_bytes == pytest.approx(saved)
+    assert piped.noc_byte_hops > 0 and piped.macs == sequential.macs
+
+
+def test_segment_time_is_bounded_by_dram_and_the_busiest_link() -> None:
+    workload = load_workload("set-resnet50", batch=2)
+    instance = edge_instance(workload)
+    cost = evaluate(instance, sequential_tree(workload))
+    acc = instance.accelerator
+    assert isinstance(acc.interconnect, Mesh)
+    for segment in cost.segments:
+        assert segment.latency_cycles >= segment.tree_cycles
+        assert segment.latency_cycles >= segment.dram_bytes / acc.offchip.bandwidth_bytes_per_cycle - 1e-6
+        assert segment.latency_cycles >= segment.busiest_link_bytes / acc.interconnect.link_bandwidth_bytes_per_cycle
+    assert cost.report.latency_cycles == pytest.approx(sum(s.latency_cycles for s in cost.segments))
+    total = sum(sum(s.energy_breakdown_pj.values()) for s in cost.segments)
+    assert cost.report.energy_pj == pytest.approx(total)
+
+
+def test_a_batch_cut_runs_every_leaf_batch_over_sub_batch_times() -> None:
+    workload = diamond(8)
+    tree = parse_tree("T 8/1\n\tT 8/4\n\t\ta 2\n\t\tb 2\n\t\tc 2\n\t\td 2\n")
+    cost = evaluate(edge_instance(workload), tree)
+    assert {run.runs for run in cost.leaves.values()} == {4}
+    assert cost.segments[0].tree_cycles == pytest.approx(4 * sum(r.latency_cycles for r in cost.leaves.values()))
+    assert cost.report.macs == workload.macs
