@@ -50,3 +50,12 @@ def test_bad_trees_are_one_line(
     path.write_text(content)
     got, out, err = run(capsys, "evaluate", "ra-tree", *INSTANCE, "--tree", str(path))
     assert got == code and message in err and len(err.strip().splitlines()) == 1 and not out
+
+
+def test_gap_runs_the_subspace_programs(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "gap", "ra-tree", "--workload", "random:5:1", "--batch", "4", "--hardware", "set-edge-4x4"
+    )
+    assert code == 0
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[1:] if line and not line.startswith("best")}
+    assert {"dp-ls", "dp-lp"} <= set(rows) and all(rows[m][1] == "FEASIBLE" for m in ("dp-ls", "dp-lp"))

@@ -59,9 +59,10 @@ first producer tile; otherwise each consumer tile receives an equal slice from t
 producer tile of the same rank. Every link's load is summed per segment.
 
 *Latency.* A leaf: one run; a T-Cut: ``n x`` the sum of its children; an S-Cut:
-``(n + S) x`` its slowest child; a segment: at least its DRAM bytes over the DRAM
-bandwidth and its busiest link's bytes over the link bandwidth; the schedule: the sum
-of its segments. *Energy*: on-chip energy of the parts, DRAM bytes x DRAM energy,
+``(n + S) x`` its slowest child; a segment: its tree time times the root's sub-batch
+number (it runs once per root sub-batch and reloads its weights each time), and at
+least its DRAM bytes over the DRAM bandwidth and its busiest link's bytes over the
+link bandwidth; the schedule: the sum of its segments. *Energy*: on-chip energy of the parts, DRAM bytes x DRAM energy,
 byte-hops x hop energy. *Buffers*: per segment and tile, the weights of all parts the
 tile runs plus the largest working set of those parts
 (:attr:`SegmentCost.tile_buffer_bytes`; :func:`accelsched.problems.ra_tree.check`
@@ -97,6 +98,7 @@ __all__ = [
     "best_run",
     "evaluate",
     "route",
+    "segment_cost",
     "serpentine_order",
 ]
 
@@ -507,14 +509,20 @@ def evaluate(instance: RATreeInstance, tree: RATree, stripe_cols: int | None = N
         if isinstance(node, Leaf):
             layer = instance.at_batch(node.batch)[node.layer]
             runs[node.layer] = best_run(layer, analysis.nodes[path].tiles, total // node.batch, core, offchip)
-    routes = {(p, c): route(analysis, p, c) for p, c in instance.workload.edges}
+    routes = {
+        (p, c): route(analysis, p, c) if p in runs and c in runs else "dram"  # a partial tree: see segment_cost
+        for p, c in instance.workload.edges
+        if p in runs or c in runs
+    }
     nearest = [_nearest_dram(mesh, tile) for tile in range(mesh.rows * mesh.cols)]
     segments = []
     for k, child in enumerate(tree.root.children):
         path = f"root/{k}"
         layers = analysis.nodes[path].layers
         links = _Links(mesh, nearest)
-        segments.append(_segment(path, child, layers, runs, routes, single, total, links, offchip, analysis))
+        segments.append(
+            _segment(path, child, layers, runs, routes, single, total, tree.root.subbatches, links, offchip, analysis)
+        )
     report = _report(segments, runs, acc)
     return RATreeCost(analysis, runs, routes, tuple(segments), report)
 
@@ -527,11 +535,16 @@ def _segment(
     routes: dict[tuple[str, str], str],
     single: dict[str, Layer],
     total: int,
+    repeats: int,
     links: _Links,
     offchip: OffChip,
     analysis: TreeAnalysis,
 ) -> SegmentCost:
-    """Cost of one child of the root: its leaves' runs, its traffic (counted on ``links``), its time."""
+    """Cost of one child of the root: its leaves' runs, its traffic (counted on ``links``), its time.
+
+    ``repeats`` is the root's sub-batch number: the segment runs once per root sub-batch
+    and loads its weights each time.
+    """
     mesh = links.mesh
     breakdown: dict[str, float] = {}
     read = written = 0.0
@@ -557,7 +570,7 @@ def _segment(
                 if key != "dram":
                     breakdown[key] = breakdown.get(key, 0.0) + run.runs * value
         layer = single[name]
-        weights = float(layer.weight_bytes)  # once per segment: weights stay on chip across its sub-batches
+        weights = float(layer.weight_bytes) * repeats  # weights stay on chip across the segment's sub-batches
         if weights:
             read += weights
             links.deliver([links.dram_node(run.tiles[0])], run.tiles, weights, run.replicates_weights)
@@ -581,13 +594,26 @@ def _segment(
                 links.unicast(tile, links.dram_node(tile), nbytes / len(run.tiles))
     breakdown["dram"] = read * offchip.read_energy_pj_per_byte + written * offchip.write_energy_pj_per_byte
     breakdown["noc"] = links.byte_hops * mesh.hop_energy_pj_per_byte
-    tree_cycles = _tree_cycles(node, path, runs, analysis)
+    tree_cycles = repeats * _tree_cycles(node, path, runs, analysis)
     busiest = max(links.load.values(), default=0.0)
     latency = max(
         tree_cycles, (read + written) / offchip.bandwidth_bytes_per_cycle, busiest / mesh.link_bandwidth_bytes_per_cycle
     )
     buffers = {tile: weight_bytes[tile] + working_set[tile] for tile in sorted(weight_bytes)}
     return SegmentCost(path, tree_cycles, read + written, busiest, latency, breakdown, links.byte_hops, buffers)
+
+
+def segment_cost(instance: RATreeInstance, segment: RANode, stripe_cols: int | None = None) -> SegmentCost:
+    """Cost of one segment (a child of the root over the whole batch) on its own.
+
+    A segment's cost does not depend on the rest of the tree: every tensor that
+    enters or leaves it goes through DRAM, and it has every tile. Exact methods that
+    build trees segment by segment (the LS / LP dynamic programs) price segments with
+    this function; the sum over the segments of a tree is :func:`evaluate`'s.
+    """
+    if segment.batch != instance.batch:
+        raise ValueError(f"segment_cost: a segment processes the total batch {instance.batch}, got {segment.batch}")
+    return evaluate(instance, RATree(Cut(CutKind.T, instance.batch, 1, (segment,))), stripe_cols).segments[0]
 
 
 def _nearest_dram(mesh: Mesh, tile: int) -> int:

@@ -9,7 +9,14 @@ import pytest
 
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost.layer_cost import layer_cost
-from accelsched.hardware.cost.ra_tree import analyze, balance_tiles, evaluate, serpentine_order
+from accelsched.hardware.cost.ra_tree import (
+    RATreeCost,
+    analyze,
+    balance_tiles,
+    evaluate,
+    segment_cost,
+    serpentine_order,
+)
 from accelsched.hardware.spec import Mesh
 from accelsched.models.registry import load_workload
 from accelsched.models.workload import Workload
@@ -179,3 +186,33 @@ def test_a_batch_cut_runs_every_leaf_batch_over_sub_batch_times() -> None:
     assert {run.runs for run in cost.leaves.values()} == {4}
     assert cost.segments[0].tree_cycles == pytest.approx(4 * sum(r.latency_cycles for r in cost.leaves.values()))
     assert cost.report.macs == workload.macs
+
+
+def test_segments_cost_the_same_alone_as_in_their_tree() -> None:
+    workload = diamond(8)
+    instance = edge_instance(workload)
+    tree = parse_tree(TEXT)
+    whole = evaluate(instance, tree)
+    for segment, child in zip(whole.segments, tree.root.children, strict=True):
+        alone = segment_cost(instance, child)
+        assert alone.latency_cycles == pytest.approx(segment.latency_cycles)
+        assert alone.dram_bytes == pytest.approx(segment.dram_bytes)
+        assert alone.energy_breakdown_pj == pytest.approx(segment.energy_breakdown_pj)
+    with pytest.raises(ValueError, match="a segment processes the total batch 8, got 2"):
+        segment_cost(instance, tree.root.children[1].children[0])  # type: ignore[union-attr]
+
+
+def test_root_sub_batches_repeat_every_segment_and_its_weights() -> None:
+    workload = diamond(8)
+    once = evaluate(edge_instance(workload), parse_tree("T 8/1\n\ta 8\n\tb 8\n\tc 8\n\td 8\n"))
+    twice = evaluate(edge_instance(workload), parse_tree("T 8/2\n\ta 4\n\tb 4\n\tc 4\n\td 4\n"))
+    weights = sum(layer.weight_bytes for layer in workload.with_batch(1))
+    assert twice.report.dram_bytes - once.report.dram_bytes == pytest.approx(weights)
+    for a, b in zip(once.segments, twice.segments, strict=True):
+        assert b.tree_cycles == pytest.approx(2 * _half_batch_run(twice, a.path))
+
+
+def _half_batch_run(cost: RATreeCost, path: str) -> float:
+    """One run of the segment's single leaf at the half batch."""
+    layer = cost.analysis.nodes[path].layers[0]
+    return cost.leaves[layer].latency_cycles
