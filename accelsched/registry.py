@@ -46,6 +46,7 @@ METHOD_MODULES: tuple[str, ...] = (
     "accelsched.heuristics.partition_dp",
     "accelsched.heuristics.partition_sa",
     "accelsched.heuristics.partition_ga",
+    "accelsched.formulations.ra_tree_enumerate",
     "accelsched.formulations.ra_tree_dp",
 )
 """Modules defining ``METHODS``; each formulation or heuristic module is added here."""
