@@ -48,6 +48,7 @@ METHOD_MODULES: tuple[str, ...] = (
     "accelsched.heuristics.partition_ga",
     "accelsched.formulations.ra_tree_enumerate",
     "accelsched.formulations.ra_tree_dp",
+    "accelsched.heuristics.ra_tree_sa",
 )
 """Modules defining ``METHODS``; each formulation or heuristic module is added here."""
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,7 +58,9 @@ __all__ = [
     "RANode",
     "RATree",
     "RATreeInstance",
+    "buffer_overflow",
     "check",
+    "check_structure",
     "evaluate",
     "make_instance",
     "min_tiles",
@@ -269,6 +271,12 @@ def check(instance: RATreeInstance, tree: RATree) -> None:
     of its parts (:func:`tile_buffer_bytes`; the allocation and splits are the
     evaluator's).
     """
+    check_structure(instance, tree)
+    _check_buffers(instance, tree)
+
+
+def check_structure(instance: RATreeInstance, tree: RATree) -> None:
+    """The rules of :func:`check` that need no evaluation (all but the tile buffers)."""
     root = tree.root
     if root.kind is not CutKind.T:
         raise InfeasibleSolution(f"the root must be a T-Cut, got an S-Cut ({root.to_text()})")
@@ -287,21 +295,28 @@ def check(instance: RATreeInstance, tree: RATree) -> None:
                 f"its producer {producer!r} (leaf {position[producer]})"
             )
     _check_tiles(tree, instance.n_tiles)
-    _check_buffers(instance, tree)
 
 
 def _check_buffers(instance: RATreeInstance, tree: RATree) -> None:
     """Every tile's buffer holds, in every segment, the weights of its parts and the largest working set."""
     from accelsched.hardware.cost.ra_tree import evaluate as evaluate_tree
 
+    overflow = buffer_overflow(instance, evaluate_tree(instance, tree).segments)
+    if overflow:
+        raise InfeasibleSolution(overflow)
+
+
+def buffer_overflow(instance: RATreeInstance, segments: Sequence[Any]) -> str:
+    """The first tile buffer overflow among evaluated segments (``SegmentCost``), or ``""``."""
     capacity = tile_buffer_bytes(instance.accelerator)
-    for segment in evaluate_tree(instance, tree).segments:
+    for segment in segments:
         for tile, need in segment.tile_buffer_bytes.items():
             if need > capacity:
-                raise InfeasibleSolution(
+                return (
                     f"{segment.path}: tile {tile} needs {need:.0f} B (the weights of its layers in this segment, "
                     f"kept for all sub-batches, plus the largest working set), its buffer holds {capacity} B"
                 )
+    return ""
 
 
 def tile_buffer_bytes(accelerator: Accelerator) -> int:

@@ -1,0 +1,131 @@
+"""Benchmarks of the RA-tree problem (SET).
+
+Usage::
+
+    python -m accelsched.bench.ra_tree evals [--workload set-resnet50] [--hardware set-edge-4x4] [--batch 1]
+                                             [--trees 30] [--repeats 5] [--out FILE.json]
+    python -m accelsched.bench.ra_tree rate  [--instances 50] [--layers 5] [--batch 2] [--chains 2] [--out FILE.json]
+
+Protocols
+---------
+*evals*: one RA-tree evaluation (analysis + evaluator, the SA's inner loop) of the
+layer-sequential tree and of ``--trees`` trees reached from it by random SET moves,
+on a warm cache of per-layer costs (as inside a search); the median over
+``--repeats`` passes of the per-tree time.
+
+*rate*: ``--instances`` seeded random DAGs of ``--layers`` layers (channels 4-16, 8x8
+maps, the given batch) on ``set-edge-4x4`` with E^2 D: the optimum by exhaustive
+enumeration and the SA (SET's budget, 100 x layers iterations per chain), seed =
+instance index; the share of instances where SA reaches the optimum (1e-9 relative),
+its mean and largest gap. Every result passed ``check`` and the shared evaluator
+(:func:`accelsched.registry.run_method`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from accelsched.errors import InfeasibleSolution
+from accelsched.hardware import load_accelerator
+from accelsched.hardware.cost.ra_tree import evaluate
+from accelsched.heuristics.ra_tree_moves import neighbour
+from accelsched.heuristics.ra_tree_sa import RATreeSAParams, solve_sa
+from accelsched.models.random_dag import random_workload
+from accelsched.models.registry import load_workload
+from accelsched.problems.base import MethodSpec
+from accelsched.problems.ra_tree import PROBLEM, RATree, RATreeInstance, check_structure, sequential_tree
+from accelsched.registry import get_method, run_method
+from accelsched.solvers import SolveOptions
+
+
+def measure_evals(workload: str, hardware: str, batch: int, trees: int, repeats: int) -> dict[str, Any]:
+    """Median evaluation time of an RA tree, milliseconds."""
+    instance = RATreeInstance(load_workload(workload, batch=batch), load_accelerator(hardware), 2, 1)
+    rng = np.random.default_rng(0)
+    edges = frozenset(instance.workload.edges)
+    pool: list[RATree] = [sequential_tree(instance.workload)]
+    current = pool[0]
+    while len(pool) < trees + 1:
+        moved = neighbour(current, edges, rng)
+        if moved is None:
+            continue
+        try:
+            check_structure(instance, moved)
+        except InfeasibleSolution:  # an invalid move is skipped, as in the SA
+            continue
+        pool.append(moved)
+        current = moved
+    for tree in pool:  # warm the per-layer cache
+        evaluate(instance, tree)
+    passes = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for tree in pool:
+            evaluate(instance, tree)
+        passes.append((time.perf_counter() - start) / len(pool) * 1e3)
+    return {"workload": workload, "hardware": hardware, "batch": batch, "trees": len(pool),
+            "median_ms_per_tree": statistics.median(passes), "passes_ms": passes}  # fmt: skip
+
+
+def measure_rate(instances: int, layers: int, batch: int, chains: int) -> dict[str, Any]:
+    """Share of random instances where SA reaches the enumeration optimum."""
+    rows = []
+    params = RATreeSAParams(chains=chains)
+    for seed in range(instances):
+        workload = random_workload(layers, seed, channels=(4, 8, 16), height=8, width=8, batch=batch)
+        instance = RATreeInstance(workload, load_accelerator("set-edge-4x4"), 2, 1)
+        best = run_method(PROBLEM, instance, get_method(PROBLEM.name, "enumerate"), SolveOptions())
+        method = MethodSpec("sa", PROBLEM.name, "heuristic", lambda i, o, w: solve_sa(i, o, w, params))
+        sa = run_method(PROBLEM, instance, method, SolveOptions(seed=seed))
+        assert best.objective is not None and sa.objective is not None
+        gap = sa.objective / best.objective - 1
+        rows.append({"seed": seed, "optimum": best.objective, "sa": sa.objective, "gap": gap,
+                     "sa_s": sa.runtime_s, "enumerate_s": best.runtime_s})  # fmt: skip
+        print(f"  instance {seed:3d}: gap {gap:8.3%}  sa {sa.runtime_s:5.2f} s  enumerate {best.runtime_s:5.2f} s",
+              flush=True)  # fmt: skip
+    gaps = [r["gap"] for r in rows]
+    return {"instances": instances, "layers": layers, "batch": batch, "chains": chains,
+            "optimum_rate": sum(g <= 1e-9 for g in gaps) / len(gaps), "mean_gap": statistics.fmean(gaps),
+            "max_gap": max(gaps), "rows": rows}  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one benchmark, print its figures, optionally save them."""
+    parser = argparse.ArgumentParser(prog="python -m accelsched.bench.ra_tree", description=__doc__)
+    parser.add_argument("what", choices=["evals", "rate"])
+    parser.add_argument("--workload", default="set-resnet50")
+    parser.add_argument("--hardware", default="set-edge-4x4")
+    parser.add_argument("--batch", type=int, default=None)
+    parser.add_argument("--trees", type=int, default=30)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--instances", type=int, default=50)
+    parser.add_argument("--layers", type=int, default=5)
+    parser.add_argument("--chains", type=int, default=2)
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args(argv)
+    if args.what == "evals":
+        result = measure_evals(args.workload, args.hardware, args.batch or 1, args.trees, args.repeats)
+        print(f"{args.workload} on {args.hardware}, batch {result['batch']}: median "
+              f"{result['median_ms_per_tree']:.2f} ms per RA-tree evaluation over {result['trees']} trees")  # fmt: skip
+    else:
+        result = measure_rate(args.instances, args.layers, args.batch or 2, args.chains)
+        print(f"SA reaches the optimum on {result['optimum_rate']:.0%} of {args.instances} instances of "
+              f"{args.layers} layers; mean gap {result['mean_gap']:.3%}, largest {result['max_gap']:.3%}")  # fmt: skip
+    result["python"] = platform.python_version()
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            json.dump(result, handle, indent=1)
+            handle.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

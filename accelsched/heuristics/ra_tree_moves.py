@@ -1,0 +1,204 @@
+"""SET's six operators on RA trees, for simulated annealing.
+
+Every operator keeps the leaves in a topological order and the batches consistent:
+
+1. **swap**: exchange two leaves adjacent in the left-to-right order that have no
+   edge between them (the order stays topological);
+2. **move**: take a leaf out of its cut and put it into the next cut on its left or
+   right that shares its parent or grandparent, at the end nearest to where it was
+   (so the left-to-right order does not change);
+3. **group**: wrap two or more consecutive children of a cut (not all of them, except
+   at the root, whose children may all become one segment) into a new cut of either
+   kind and any sub-batch number dividing its batch (a pipeline without sub-batches is
+   rarely good, and the SA could not otherwise cross the valley to it);
+4. **delete**: remove a cut below the root, its children taking its place;
+5. **multiply** a cut's sub-batch number by a prime factor of its sub-batch size;
+6. **divide** a cut's sub-batch number by one of its prime factors.
+
+A cut left with a single child is replaced by that child. Batches are recomputed
+from the root down after every move (a child's batch is its parent's sub-batch size);
+a move that cannot apply returns None.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from accelsched.problems.ra_tree import Cut, CutKind, Leaf, RANode, RATree
+
+__all__ = ["OPERATORS", "neighbour"]
+
+OPERATORS = ("swap", "move", "group", "delete", "multiply", "divide")
+"""The operators, drawn uniformly."""
+
+
+@dataclass
+class _Node:
+    """A mutable tree node used while a move edits the tree."""
+
+    layer: str | None
+    kind: CutKind | None = None
+    subbatches: int = 1
+    children: list[_Node] = field(default_factory=list)
+    batch: int = 0
+
+    @property
+    def is_cut(self) -> bool:
+        return self.layer is None
+
+
+def _thaw(node: RANode) -> _Node:
+    if isinstance(node, Leaf):
+        return _Node(node.layer, batch=node.batch)
+    return _Node(None, node.kind, node.subbatches, [_thaw(c) for c in node.children], node.batch)
+
+
+def _freeze(node: _Node, batch: int) -> RANode | None:
+    if not node.is_cut:
+        assert node.layer is not None
+        return Leaf(node.layer, batch)
+    assert node.kind is not None
+    if batch % node.subbatches:
+        return None
+    children = [_freeze(c, batch // node.subbatches) for c in node.children]
+    if any(c is None for c in children):
+        return None
+    return Cut(node.kind, batch, node.subbatches, tuple(c for c in children if c is not None))
+
+
+def _walk(node: _Node, parent: _Node | None = None) -> list[tuple[_Node, _Node | None]]:
+    out = [(node, parent)]
+    for child in node.children:
+        out.extend(_walk(child, node))
+    return out
+
+
+def _collapse(parent: _Node | None, node: _Node) -> None:
+    """Replace a non-root cut left with one child by that child; remove one left with none."""
+    if parent is None or not node.is_cut or len(node.children) > 1:
+        return
+    k = parent.children.index(node)
+    parent.children[k : k + 1] = node.children
+
+
+def _primes(value: int) -> list[int]:
+    out, p = [], 2
+    while p * p <= value:
+        while value % p == 0:
+            out.append(p)
+            value //= p
+        p += 1
+    if value > 1:
+        out.append(value)
+    return sorted(set(out))
+
+
+def neighbour(
+    tree: RATree, edges: frozenset[tuple[str, str]], rng: np.random.Generator, operator: str | None = None
+) -> RATree | None:
+    """One random move from ``tree`` (``operator`` forces one), or None when it cannot apply."""
+    op = operator or OPERATORS[int(rng.integers(len(OPERATORS)))]
+    root = _thaw(tree.root)
+    nodes = _walk(root)
+    applied = {
+        "swap": _swap,
+        "move": _move,
+        "group": _group,
+        "delete": _delete,
+        "multiply": _multiply,
+        "divide": _divide,
+    }[op](root, nodes, edges, rng)
+    if not applied:
+        return None
+    frozen = _freeze(root, tree.root.batch)
+    if not isinstance(frozen, Cut) or frozen.kind is not CutKind.T:
+        return None
+    return RATree(frozen)
+
+
+def _swap(root: _Node, nodes: list[tuple[_Node, _Node | None]], edges: frozenset, rng: np.random.Generator) -> bool:
+    leaves = [n for n, _ in nodes if not n.is_cut]
+    pairs = [k for k in range(len(leaves) - 1) if (leaves[k].layer, leaves[k + 1].layer) not in edges]
+    if not pairs:
+        return False
+    k = pairs[int(rng.integers(len(pairs)))]
+    leaves[k].layer, leaves[k + 1].layer = leaves[k + 1].layer, leaves[k].layer
+    return True
+
+
+def _move(root: _Node, nodes: list[tuple[_Node, _Node | None]], edges: frozenset, rng: np.random.Generator) -> bool:
+    parent_of = {id(n): p for n, p in nodes}
+    options: list[tuple[_Node, _Node, _Node, bool]] = []  # (leaf, its parent, target cut, insert at the front)
+    for leaf, parent in nodes:
+        if leaf.is_cut or parent is None:
+            continue
+        k = parent.children.index(leaf)
+        siblings = parent.children
+        if k + 1 < len(siblings) and siblings[k + 1].is_cut:
+            options.append((leaf, parent, siblings[k + 1], True))
+        if k > 0 and siblings[k - 1].is_cut:
+            options.append((leaf, parent, siblings[k - 1], False))
+        grand = parent_of[id(parent)]
+        if grand is None:
+            continue
+        j = grand.children.index(parent)
+        if k == len(siblings) - 1 and j + 1 < len(grand.children) and grand.children[j + 1].is_cut:
+            options.append((leaf, parent, grand.children[j + 1], True))
+        if k == 0 and j > 0 and grand.children[j - 1].is_cut:
+            options.append((leaf, parent, grand.children[j - 1], False))
+    if not options:
+        return False
+    leaf, parent, target, front = options[int(rng.integers(len(options)))]
+    parent.children.remove(leaf)
+    if front:
+        target.children.insert(0, leaf)
+    else:
+        target.children.append(leaf)
+    _collapse(parent_of[id(parent)], parent)
+    return True
+
+
+def _group(root: _Node, nodes: list[tuple[_Node, _Node | None]], edges: frozenset, rng: np.random.Generator) -> bool:
+    # the root may wrap all of its children (they become one segment); another cut only a part of them
+    cuts = [n for n, _ in nodes if n.is_cut and len(n.children) >= (2 if n is root else 3)]
+    if not cuts:
+        return False
+    cut = cuts[int(rng.integers(len(cuts)))]
+    size = int(rng.integers(2, len(cut.children) + (1 if cut is root else 0)))
+    first = int(rng.integers(len(cut.children) - size + 1))
+    kind = CutKind.S if rng.random() < 0.5 else CutKind.T
+    batch = cut.batch // cut.subbatches
+    divisors = [d for d in range(1, batch + 1) if batch % d == 0]
+    group = _Node(None, kind, divisors[int(rng.integers(len(divisors)))], cut.children[first : first + size], batch)
+    cut.children[first : first + size] = [group]
+    return True
+
+
+def _delete(root: _Node, nodes: list[tuple[_Node, _Node | None]], edges: frozenset, rng: np.random.Generator) -> bool:
+    cuts = [(n, p) for n, p in nodes if n.is_cut and p is not None]
+    if not cuts:
+        return False
+    cut, parent = cuts[int(rng.integers(len(cuts)))]
+    k = parent.children.index(cut)
+    parent.children[k : k + 1] = cut.children
+    return True
+
+
+def _multiply(root: _Node, nodes: list[tuple[_Node, _Node | None]], edges: frozenset, rng: np.random.Generator) -> bool:
+    options = [(n, p) for n, _ in nodes if n.is_cut for p in _primes(n.batch // n.subbatches)]
+    if not options:
+        return False
+    cut, p = options[int(rng.integers(len(options)))]
+    cut.subbatches *= p
+    return True
+
+
+def _divide(root: _Node, nodes: list[tuple[_Node, _Node | None]], edges: frozenset, rng: np.random.Generator) -> bool:
+    options = [(n, p) for n, _ in nodes if n.is_cut for p in _primes(n.subbatches)]
+    if not options:
+        return False
+    cut, p = options[int(rng.integers(len(options)))]
+    cut.subbatches //= p
+    return True

@@ -1,0 +1,240 @@
+"""SET's simulated annealing over RA trees (methods ``sa``, ``sa-ls``, ``sa-lp``).
+
+Protocol (the SET paper's): each chain starts from the layer-sequential tree (or the
+warm start), draws one of the six operators of :mod:`accelsched.heuristics.ra_tree_moves`
+per iteration, evaluates the tree with the shared cost model, and accepts a worse tree
+with probability ``exp(-(dC / C) / T)``, ``T_n = T0 (1 - n/N) / (1 + alpha n/N)`` with
+``T0 = 0.07``, ``alpha = 8`` and ``N = 100 x layers`` iterations. For the last 10 % of
+its iterations a chain restarts from the best tree it has seen. Several chains run
+with independent seeds (derived from the run's seed) and the best tree is returned.
+
+A tree that breaks a rule of the problem costs infinity (never accepted), and so does
+one with an S-Cut whose tile allocation is unbalanced: the work of its children over
+the cut's tiles times the bottleneck, ``sum_i NPT_i / (C max_i NPT_i / f_i)``, below
+0.75 (SET's rule). ``sa-ls`` and ``sa-lp`` restrict the chains to the LS and LP
+subspaces of :mod:`accelsched.formulations.ra_tree_dp` (moves leaving them are
+rejected), as in the paper's comparison.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from accelsched.errors import InfeasibleSolution
+from accelsched.hardware.cost.ra_tree import TreeAnalysis, evaluate
+from accelsched.heuristics.anneal import HyperbolicSchedule, anneal
+from accelsched.heuristics.ra_tree_moves import neighbour
+from accelsched.heuristics.stopping import AnyOf, MaxIterations, MaxRuntime, StoppingCriterion
+from accelsched.problems.base import MethodSpec
+from accelsched.problems.ra_tree import (
+    PROBLEM,
+    Cut,
+    CutKind,
+    Leaf,
+    RATree,
+    RATreeInstance,
+    buffer_overflow,
+    check_structure,
+    sequential_tree,
+)
+from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+
+__all__ = ["METHODS", "RATreeSAParams", "in_subspace", "solve_sa"]
+
+
+@dataclass(frozen=True)
+class RATreeSAParams:
+    """Parameters of the RA-tree SA, validated at construction.
+
+    Parameters
+    ----------
+    rounds_per_layer
+        Iterations per chain per layer (SET: 100).
+    chains
+        Independent chains, >= 1.
+    t0, alpha
+        SET's schedule.
+    restart_fraction
+        Share of the iterations at the end of a chain that restart from its best tree.
+    min_balance
+        Least S-Cut balance accepted (SET: 0.75).
+    subspace
+        None (every tree), ``CutKind.T`` (LS) or ``CutKind.S`` (LP).
+    """
+
+    rounds_per_layer: int = 100
+    chains: int = 2
+    t0: float = 0.07
+    alpha: float = 8.0
+    restart_fraction: float = 0.1
+    min_balance: float = 0.75
+    subspace: CutKind | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("rounds_per_layer", "chains"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"RATreeSAParams: field {name} must be an integer >= 1, got {value!r}")
+        for name, low, high in (("t0", 0, math.inf), ("alpha", 0, math.inf), ("restart_fraction", 0, 1),
+                                ("min_balance", 0, 1)):  # fmt: skip
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+                raise ValueError(f"RATreeSAParams: field {name} must be in [{low}, {high}], got {value!r}")
+        if self.t0 == 0:
+            raise ValueError("RATreeSAParams: field t0 must be > 0, got 0")
+
+
+def in_subspace(tree: RATree, kind: CutKind) -> bool:
+    """Whether ``tree`` is in the LS (``T``) or LP (``S``) subspace: root segments of leaves or one-level cuts."""
+    if tree.root.subbatches != 1:
+        return False
+    for segment in tree.root.children:
+        if isinstance(segment, Cut) and (
+            segment.kind is not kind or not all(isinstance(c, Leaf) for c in segment.children)
+        ):
+            return False
+    return True
+
+
+def balanced(analysis: TreeAnalysis, min_balance: float) -> bool:
+    """Whether every S-Cut keeps its tiles busy: ``sum_i NPT_i / (C max_i NPT_i / f_i) >= min_balance``."""
+    for info in analysis.nodes.values():
+        if isinstance(info.node, Cut) and info.node.kind is CutKind.S:
+            children = [analysis.nodes[f"{info.path}/{k}"] for k in range(len(info.node.children))]
+            bottleneck = max(c.npt_cycles / len(c.tiles) for c in children)
+            work = sum(c.npt_cycles for c in children)
+            if work < min_balance * len(info.tiles) * bottleneck:
+                return False
+    return True
+
+
+class _Chain:
+    """The cost function of the chains, with a cache of the trees already evaluated."""
+
+    def __init__(self, instance: RATreeInstance, params: RATreeSAParams) -> None:
+        self.instance = instance
+        self.params = params
+        self.edges = frozenset(instance.workload.edges)
+        self.cache: dict[str, float] = {}
+        self.evaluations = 0
+
+    def cost(self, tree: RATree) -> float:
+        key = tree.to_text()
+        found = self.cache.get(key)
+        if found is None:
+            found = self._cost(tree)
+            self.cache[key] = found
+        return found
+
+    def _cost(self, tree: RATree) -> float:
+        if self.params.subspace is not None and not in_subspace(tree, self.params.subspace):
+            return math.inf
+        try:
+            check_structure(self.instance, tree)
+        except InfeasibleSolution:
+            return math.inf
+        self.evaluations += 1
+        cost = evaluate(self.instance, tree)
+        if buffer_overflow(self.instance, cost.segments) or not balanced(cost.analysis, self.params.min_balance):
+            return math.inf
+        return PROBLEM.objective(self.instance, tree, cost.report)
+
+    def move(self, tree: RATree, rng: np.random.Generator) -> RATree | None:
+        return neighbour(tree, self.edges, rng)
+
+
+def solve_sa(
+    instance: RATreeInstance,
+    options: SolveOptions | None = None,
+    warm_start: RATree | None = None,
+    params: RATreeSAParams | None = None,
+    name: str = "sa",
+) -> Result[RATree]:
+    """Anneal RA trees (module docstring).
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the best tree, or INFEASIBLE when not even the start tree is valid.
+    """
+    options = options or SolveOptions()
+    chosen = params or RATreeSAParams()
+    start = time.perf_counter()
+    chain = _Chain(instance, chosen)
+    initial = warm_start if warm_start is not None else sequential_tree(instance.workload)
+    if not math.isfinite(chain.cost(initial)):
+        reason = "the warm start" if warm_start is not None else "the layer-sequential tree"
+        return Result(Status.INFEASIBLE, PROBLEM.name, name, runtime_s=time.perf_counter() - start,
+                      stats=SolveStats(native_status=f"{reason} breaks a rule or is unbalanced"))  # fmt: skip
+    total = chosen.rounds_per_layer * len(instance.workload)
+    restart_at = max(1, round(total * (1 - chosen.restart_fraction)))
+    best, best_cost = initial, chain.cost(initial)
+    trace: list[tuple[float, float]] = [(0.0, best_cost)]
+    iterations = 0
+    schedule = HyperbolicSchedule(chosen.t0, chosen.alpha, total)
+    seeds = np.random.SeedSequence(options.seed).spawn(chosen.chains)
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        current = initial
+        for phase, (first, budget) in enumerate(((0, restart_at), (restart_at, total - restart_at))):
+            if budget <= 0:
+                continue
+            outcome = anneal(
+                current,
+                chain.cost,
+                chain.move,
+                lambda n, first=first: schedule(first + n),
+                _stop(options, budget, start),
+                rng,
+                start_time=start,
+            )
+            iterations += outcome.iterations
+            for point in outcome.trace:
+                if point[1] < trace[-1][1]:
+                    trace.append(point)
+            if outcome.best_cost < best_cost:
+                best, best_cost = outcome.best, outcome.best_cost
+            current = outcome.best  # the last phase restarts from the chain's best tree
+            if phase == 0 and options.time_limit_s is not None and time.perf_counter() - start >= options.time_limit_s:
+                break
+    note = f"{chosen.chains} chains x {total} iterations, {chain.evaluations} trees evaluated"
+    return Result(
+        Status.FEASIBLE,
+        PROBLEM.name,
+        name,
+        solution=best,
+        objective=best_cost,
+        runtime_s=time.perf_counter() - start,
+        seed=options.seed,
+        stats=SolveStats(iterations=iterations, trace=tuple(sorted(trace)), native_status=note),
+    )
+
+
+def _stop(options: SolveOptions, budget: int, start: float) -> StoppingCriterion:
+    criterion: StoppingCriterion = MaxIterations(budget)
+    if options.time_limit_s is not None:
+        criterion = AnyOf(criterion, MaxRuntime(options.time_limit_s, start=start))
+    return criterion
+
+
+def _method(name: str, params: RATreeSAParams, description: str) -> MethodSpec:
+    return MethodSpec(name, PROBLEM.name, "heuristic", partial(_run, params=params, name=name), description)
+
+
+def _run(
+    instance: RATreeInstance, options: SolveOptions, warm_start: RATree | None, *, params: RATreeSAParams, name: str
+) -> Result[RATree]:
+    return solve_sa(instance, options, warm_start, params, name)
+
+
+METHODS: tuple[MethodSpec, ...] = (
+    _method("sa", RATreeSAParams(), "SET's SA over RA trees: six operators, 100 x layers iterations per chain"),
+    _method("sa-ls", RATreeSAParams(subspace=CutKind.T), "SET's SA restricted to the layer-sequential subspace"),
+    _method("sa-lp", RATreeSAParams(subspace=CutKind.S), "SET's SA restricted to the layer-pipelined subspace"),
+)
+"""The RA-tree SA methods."""
