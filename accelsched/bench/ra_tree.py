@@ -4,7 +4,8 @@ Usage::
 
     python -m accelsched.bench.ra_tree evals [--workload set-resnet50] [--hardware set-edge-4x4] [--batch 1]
                                              [--trees 30] [--repeats 5] [--out FILE.json]
-    python -m accelsched.bench.ra_tree rate  [--instances 50] [--layers 5] [--batch 2] [--chains 2] [--out FILE.json]
+    python -m accelsched.bench.ra_tree rate  [--instances 50] [--layers 5] [--batch 2] [--chains 2] [--flip]
+                                             [--out FILE.json]
 
 Protocols
 ---------
@@ -36,7 +37,7 @@ import numpy as np
 from accelsched.errors import InfeasibleSolution
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost.ra_tree import evaluate
-from accelsched.heuristics.ra_tree_moves import neighbour
+from accelsched.heuristics.ra_tree_moves import OPERATORS, neighbour
 from accelsched.heuristics.ra_tree_sa import RATreeSAParams, solve_sa
 from accelsched.models.random_dag import random_workload
 from accelsched.models.registry import load_workload
@@ -75,10 +76,10 @@ def measure_evals(workload: str, hardware: str, batch: int, trees: int, repeats:
             "median_ms_per_tree": statistics.median(passes), "passes_ms": passes}  # fmt: skip
 
 
-def measure_rate(instances: int, layers: int, batch: int, chains: int) -> dict[str, Any]:
+def measure_rate(instances: int, layers: int, batch: int, chains: int, flip: bool = False) -> dict[str, Any]:
     """Share of random instances where SA reaches the enumeration optimum."""
     rows = []
-    params = RATreeSAParams(chains=chains)
+    params = RATreeSAParams(chains=chains, operators=OPERATORS + (("flip",) if flip else ()))
     for seed in range(instances):
         workload = random_workload(layers, seed, channels=(4, 8, 16), height=8, width=8, batch=batch)
         instance = RATreeInstance(workload, load_accelerator("set-edge-4x4"), 2, 1)
@@ -92,7 +93,7 @@ def measure_rate(instances: int, layers: int, batch: int, chains: int) -> dict[s
         print(f"  instance {seed:3d}: gap {gap:8.3%}  sa {sa.runtime_s:5.2f} s  enumerate {best.runtime_s:5.2f} s",
               flush=True)  # fmt: skip
     gaps = [r["gap"] for r in rows]
-    return {"instances": instances, "layers": layers, "batch": batch, "chains": chains,
+    return {"instances": instances, "layers": layers, "batch": batch, "chains": chains, "operators": params.operators,
             "optimum_rate": sum(g <= 1e-9 for g in gaps) / len(gaps), "mean_gap": statistics.fmean(gaps),
             "max_gap": max(gaps), "rows": rows}  # fmt: skip
 
@@ -109,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--instances", type=int, default=50)
     parser.add_argument("--layers", type=int, default=5)
     parser.add_argument("--chains", type=int, default=2)
+    parser.add_argument("--flip", action="store_true", help="rate: add the flip operator to SET's six")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     if args.what == "evals":
@@ -116,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{args.workload} on {args.hardware}, batch {result['batch']}: median "
               f"{result['median_ms_per_tree']:.2f} ms per RA-tree evaluation over {result['trees']} trees")  # fmt: skip
     else:
-        result = measure_rate(args.instances, args.layers, args.batch or 2, args.chains)
+        result = measure_rate(args.instances, args.layers, args.batch or 2, args.chains, args.flip)
         print(f"SA reaches the optimum on {result['optimum_rate']:.0%} of {args.instances} instances of "
               f"{args.layers} layers; mean gap {result['mean_gap']:.3%}, largest {result['max_gap']:.3%}")  # fmt: skip
     result["python"] = platform.python_version()

@@ -28,10 +28,13 @@ import numpy as np
 
 from accelsched.problems.ra_tree import Cut, CutKind, Leaf, RANode, RATree
 
-__all__ = ["OPERATORS", "neighbour"]
+__all__ = ["EXTRA_OPERATORS", "OPERATORS", "neighbour"]
 
 OPERATORS = ("swap", "move", "group", "delete", "multiply", "divide")
-"""The operators, drawn uniformly."""
+"""SET's six operators, drawn uniformly by default."""
+
+EXTRA_OPERATORS = ("flip",)
+"""Operators beyond SET's: ``flip`` turns an S-Cut below the root into a T-Cut or back."""
 
 
 @dataclass
@@ -96,10 +99,14 @@ def _primes(value: int) -> list[int]:
 
 
 def neighbour(
-    tree: RATree, edges: frozenset[tuple[str, str]], rng: np.random.Generator, operator: str | None = None
+    tree: RATree,
+    edges: frozenset[tuple[str, str]],
+    rng: np.random.Generator,
+    operator: str | None = None,
+    operators: tuple[str, ...] = OPERATORS,
 ) -> RATree | None:
-    """One random move from ``tree`` (``operator`` forces one), or None when it cannot apply."""
-    op = operator or OPERATORS[int(rng.integers(len(OPERATORS)))]
+    """One random move from ``tree``: ``operator``, or one drawn from ``operators``; None when it cannot apply."""
+    op = operator or operators[int(rng.integers(len(operators)))]
     root = _thaw(tree.root)
     nodes = _walk(root)
     applied = {
@@ -109,6 +116,7 @@ def neighbour(
         "delete": _delete,
         "multiply": _multiply,
         "divide": _divide,
+        "flip": _flip,
     }[op](root, nodes, edges, rng)
     if not applied:
         return None
@@ -201,4 +209,13 @@ def _divide(root: _Node, nodes: list[tuple[_Node, _Node | None]], edges: frozens
         return False
     cut, p = options[int(rng.integers(len(options)))]
     cut.subbatches //= p
+    return True
+
+
+def _flip(root: _Node, nodes: list[tuple[_Node, _Node | None]], edges: frozenset, rng: np.random.Generator) -> bool:
+    cuts = [n for n, p in nodes if n.is_cut and p is not None]
+    if not cuts:
+        return False
+    cut = cuts[int(rng.integers(len(cuts)))]
+    cut.kind = CutKind.T if cut.kind is CutKind.S else CutKind.S
     return True

@@ -28,7 +28,7 @@ import numpy as np
 from accelsched.errors import InfeasibleSolution
 from accelsched.hardware.cost.ra_tree import TreeAnalysis, evaluate
 from accelsched.heuristics.anneal import HyperbolicSchedule, anneal
-from accelsched.heuristics.ra_tree_moves import neighbour
+from accelsched.heuristics.ra_tree_moves import EXTRA_OPERATORS, OPERATORS, neighbour
 from accelsched.heuristics.stopping import AnyOf, MaxIterations, MaxRuntime, StoppingCriterion
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.ra_tree import (
@@ -65,6 +65,8 @@ class RATreeSAParams:
         Least S-Cut balance accepted (SET: 0.75).
     subspace
         None (every tree), ``CutKind.T`` (LS) or ``CutKind.S`` (LP).
+    operators
+        The operators drawn (SET's six by default; ``"flip"`` may be added).
     """
 
     rounds_per_layer: int = 100
@@ -74,8 +76,12 @@ class RATreeSAParams:
     restart_fraction: float = 0.1
     min_balance: float = 0.75
     subspace: CutKind | None = None
+    operators: tuple[str, ...] = OPERATORS
 
     def __post_init__(self) -> None:
+        unknown = sorted(set(self.operators) - set(OPERATORS) - set(EXTRA_OPERATORS))
+        if not self.operators or unknown:
+            raise ValueError(f"RATreeSAParams: field operators must name operators of ra_tree_moves, got {unknown}")
         for name in ("rounds_per_layer", "chains"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -145,7 +151,7 @@ class _Chain:
         return PROBLEM.objective(self.instance, tree, cost.report)
 
     def move(self, tree: RATree, rng: np.random.Generator) -> RATree | None:
-        return neighbour(tree, self.edges, rng)
+        return neighbour(tree, self.edges, rng, operators=self.params.operators)
 
 
 def solve_sa(

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from accelsched.errors import InfeasibleSolution
-from accelsched.heuristics.ra_tree_moves import OPERATORS, neighbour
+from accelsched.heuristics.ra_tree_moves import EXTRA_OPERATORS, OPERATORS, neighbour
 from accelsched.heuristics.ra_tree_sa import METHODS, RATreeSAParams, in_subspace, solve_sa
 from accelsched.problems.ra_tree import PROBLEM, Cut, CutKind, check_structure, parse_tree, sequential_tree
 from accelsched.registry import get_method, run_method
@@ -17,7 +17,7 @@ from tests.problems.test_ra_tree import TEXT, instance
 SA = {m.name: m for m in METHODS}
 
 
-@pytest.mark.parametrize("operator", OPERATORS)
+@pytest.mark.parametrize("operator", OPERATORS + EXTRA_OPERATORS)
 def test_every_operator_keeps_the_tree_valid(operator: str) -> None:
     inst = instance()
     edges = frozenset(inst.workload.edges)
@@ -108,3 +108,11 @@ def test_warm_start_and_time_limit() -> None:
     assert result.objective <= start_value * (1 + 1e-12)
     with pytest.raises(ValueError, match="field chains must be an integer >= 1, got 0"):
         RATreeSAParams(chains=0)
+
+
+def test_flip_turns_a_cut_into_the_other_kind_and_unknown_operators_are_rejected() -> None:
+    inst = instance()
+    flipped = neighbour(parse_tree(TEXT), frozenset(inst.workload.edges), np.random.default_rng(0), "flip")
+    assert flipped is not None and flipped.root.children[1].to_text() == "T 8/4"
+    with pytest.raises(ValueError, match=r"field operators must name operators of ra_tree_moves, got \['spin'\]"):
+        RATreeSAParams(operators=("swap", "spin"))
