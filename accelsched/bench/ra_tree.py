@@ -4,6 +4,8 @@ Usage::
 
     python -m accelsched.bench.ra_tree evals [--workload set-resnet50] [--hardware set-edge-4x4] [--batch 1]
                                              [--trees 30] [--repeats 5] [--out FILE.json]
+    python -m accelsched.bench.ra_tree compare [--cases set-resnet50:1,set-resnet50:8,googlenet:1]
+                                               [--hardware set-edge-4x4] [--time-limit 600] [--out FILE.json]
     python -m accelsched.bench.ra_tree rate  [--instances 50] [--layers 5] [--batch 2] [--chains 2] [--flip]
                                              [--out FILE.json]
 
@@ -13,6 +15,12 @@ Protocols
 layer-sequential tree and of ``--trees`` trees reached from it by random SET moves,
 on a warm cache of per-layer costs (as inside a search); the median over
 ``--repeats`` passes of the per-tree time.
+
+*compare*: per case (workload:batch) on ``--hardware`` with SET's default objective,
+the exact LS and LP programs (``dp-ls``, ``dp-lp``), the restricted SAs (``sa-ls``,
+``sa-lp``) and the full-space ``sa``, seed 0, each with the time limit: energy,
+latency, objective and time; the exact subspace optimum is never worse than the SA
+restricted to it, and the full SA is compared with both.
 
 *rate*: ``--instances`` seeded random DAGs of ``--layers`` layers (channels 4-16, 8x8
 maps, the given batch) on ``set-edge-4x4`` with E^2 D: the optimum by exhaustive
@@ -42,7 +50,14 @@ from accelsched.heuristics.ra_tree_sa import RATreeSAParams, solve_sa
 from accelsched.models.random_dag import random_workload
 from accelsched.models.registry import load_workload
 from accelsched.problems.base import MethodSpec
-from accelsched.problems.ra_tree import PROBLEM, RATree, RATreeInstance, check_structure, sequential_tree
+from accelsched.problems.ra_tree import (
+    PROBLEM,
+    RATree,
+    RATreeInstance,
+    check_structure,
+    make_instance,
+    sequential_tree,
+)
 from accelsched.registry import get_method, run_method
 from accelsched.solvers import SolveOptions
 
@@ -98,10 +113,38 @@ def measure_rate(instances: int, layers: int, batch: int, chains: int, flip: boo
             "max_gap": max(gaps), "rows": rows}  # fmt: skip
 
 
+COMPARED = ("dp-ls", "dp-lp", "sa-ls", "sa-lp", "sa")
+
+
+def compare(cases: Sequence[str], hardware: str, limit: float) -> dict[str, Any]:
+    """The subspace optima, the restricted SAs and the full SA on each case."""
+    rows = []
+    for case in cases:
+        name, _, batch = case.rpartition(":")
+        if not batch.isdigit() or not name:
+            name, batch = case, "1"
+        instance = make_instance(load_workload(name, batch=int(batch)), load_accelerator(hardware), {})
+        print(f"  {name} batch {instance.batch} on {hardware} (E^{instance.energy_exponent} D^"
+              f"{instance.delay_exponent}):", flush=True)  # fmt: skip
+        for method in COMPARED:
+            result = run_method(PROBLEM, instance, get_method(PROBLEM.name, method), SolveOptions(time_limit_s=limit))
+            cost = result.cost
+            rows.append({"workload": name, "batch": instance.batch, "method": method, "status": result.status.name,
+                         "objective": result.objective, "runtime_s": result.runtime_s,
+                         "energy_pj": cost.energy_pj if cost else None,
+                         "latency_cycles": cost.latency_cycles if cost else None,
+                         "note": result.stats.native_status})  # fmt: skip
+            print(f"    {method:<6} {result.status.name:<24} {result.objective or float('nan'):12.4g} "
+                  f"{result.runtime_s:8.1f} s", flush=True)  # fmt: skip
+    return {"hardware": hardware, "time_limit_s": limit, "rows": rows}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one benchmark, print its figures, optionally save them."""
     parser = argparse.ArgumentParser(prog="python -m accelsched.bench.ra_tree", description=__doc__)
-    parser.add_argument("what", choices=["evals", "rate"])
+    parser.add_argument("what", choices=["evals", "rate", "compare"])
+    parser.add_argument("--cases", default="set-resnet50:1,set-resnet50:8,googlenet:1")
+    parser.add_argument("--time-limit", type=float, default=600.0)
     parser.add_argument("--workload", default="set-resnet50")
     parser.add_argument("--hardware", default="set-edge-4x4")
     parser.add_argument("--batch", type=int, default=None)
@@ -113,7 +156,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--flip", action="store_true", help="rate: add the flip operator to SET's six")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    if args.what == "evals":
+    if args.what == "compare":
+        result = compare(args.cases.split(","), args.hardware, args.time_limit)
+    elif args.what == "evals":
         result = measure_evals(args.workload, args.hardware, args.batch or 1, args.trees, args.repeats)
         print(f"{args.workload} on {args.hardware}, batch {result['batch']}: median "
               f"{result['median_ms_per_tree']:.2f} ms per RA-tree evaluation over {result['trees']} trees")  # fmt: skip
