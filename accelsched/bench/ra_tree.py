@@ -6,6 +6,7 @@ Usage::
                                              [--trees 30] [--repeats 5] [--out FILE.json]
     python -m accelsched.bench.ra_tree compare [--cases set-resnet50:1,set-resnet50:8,googlenet:1]
                                                [--hardware set-edge-4x4] [--time-limit 600] [--out FILE.json]
+    python -m accelsched.bench.ra_tree plot --tree FILE [--workload W] [--hardware H] [--batch B] --out FILE.png
     python -m accelsched.bench.ra_tree rate  [--instances 50] [--layers 5] [--batch 2] [--chains 2] [--flip]
                                              [--out FILE.json]
 
@@ -21,6 +22,9 @@ the exact LS and LP programs (``dp-ls``, ``dp-lp``), the restricted SAs (``sa-ls
 ``sa-lp``) and the full-space ``sa``, seed 0, each with the time limit: energy,
 latency, objective and time; the exact subspace optimum is never worse than the SA
 restricted to it, and the full SA is compared with both.
+
+*plot*: the S-T graph of a tree (SET text form or JSON): time on x, tiles (positions
+in the serpentine numbering) on y, one box per run of a leaf.
 
 *rate*: ``--instances`` seeded random DAGs of ``--layers`` layers (channels 4-16, 8x8
 maps, the given batch) on ``set-edge-4x4`` with E^2 D: the optimum by exhaustive
@@ -44,7 +48,7 @@ import numpy as np
 
 from accelsched.errors import InfeasibleSolution
 from accelsched.hardware import load_accelerator
-from accelsched.hardware.cost.ra_tree import evaluate
+from accelsched.hardware.cost.ra_tree import evaluate, timeline
 from accelsched.heuristics.ra_tree_moves import OPERATORS, neighbour
 from accelsched.heuristics.ra_tree_sa import RATreeSAParams, solve_sa
 from accelsched.models.random_dag import random_workload
@@ -56,6 +60,7 @@ from accelsched.problems.ra_tree import (
     RATreeInstance,
     check_structure,
     make_instance,
+    parse_tree,
     sequential_tree,
 )
 from accelsched.registry import get_method, run_method
@@ -113,6 +118,33 @@ def measure_rate(instances: int, layers: int, batch: int, chains: int, flip: boo
             "max_gap": max(gaps), "rows": rows}  # fmt: skip
 
 
+def st_graph(instance: RATreeInstance, tree: RATree, path: str) -> None:
+    """Draw the S-T graph of ``tree`` to a PNG file (matplotlib, imported here)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cost = evaluate(instance, tree)
+    boxes = timeline(cost, tree)
+    names = list(dict.fromkeys(box.layer for box in boxes))
+    colours = plt.get_cmap("tab20")
+    fig, ax = plt.subplots(figsize=(12, 4))
+    for box in boxes:
+        colour = colours(names.index(box.layer) % 20)
+        ax.add_patch(plt.Rectangle((box.start_cycles / 1e3, box.first_tile), box.duration_cycles / 1e3, box.n_tiles,
+                                   facecolor=colour, edgecolor="black", linewidth=0.3))  # fmt: skip
+    ax.set_xlim(0, max(b.start_cycles + b.duration_cycles for b in boxes) / 1e3)
+    ax.set_ylim(0, instance.n_tiles)
+    ax.set_xlabel("time (k cycles)")
+    ax.set_ylabel("tile (serpentine position)")
+    ax.set_title(f"{instance.workload.name}, batch {instance.batch}, {instance.accelerator.name}: "
+                 f"{len(tree.root.children)} segments")  # fmt: skip
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 COMPARED = ("dp-ls", "dp-lp", "sa-ls", "sa-lp", "sa")
 
 
@@ -142,7 +174,8 @@ def compare(cases: Sequence[str], hardware: str, limit: float) -> dict[str, Any]
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one benchmark, print its figures, optionally save them."""
     parser = argparse.ArgumentParser(prog="python -m accelsched.bench.ra_tree", description=__doc__)
-    parser.add_argument("what", choices=["evals", "rate", "compare"])
+    parser.add_argument("what", choices=["evals", "rate", "compare", "plot"])
+    parser.add_argument("--tree", default=None, help="plot: the tree file")
     parser.add_argument("--cases", default="set-resnet50:1,set-resnet50:8,googlenet:1")
     parser.add_argument("--time-limit", type=float, default=600.0)
     parser.add_argument("--workload", default="set-resnet50")
@@ -156,6 +189,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--flip", action="store_true", help="rate: add the flip operator to SET's six")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
+    if args.what == "plot":
+        if not args.tree or not args.out:
+            parser.error("plot needs --tree FILE and --out FILE.png")
+        instance = make_instance(
+            load_workload(args.workload, batch=args.batch or 1), load_accelerator(args.hardware), {}
+        )
+        with open(args.tree, encoding="utf-8") as handle:
+            text = handle.read()
+        tree = RATree.from_dict(json.loads(text)) if text.lstrip().startswith("{") else parse_tree(text, args.tree)
+        st_graph(instance, tree, args.out)
+        print(f"S-T graph written to {args.out}")
+        return 0
     if args.what == "compare":
         result = compare(args.cases.split(","), args.hardware, args.time_limit)
     elif args.what == "evals":

@@ -88,6 +88,7 @@ from accelsched.models.layer import Layer
 from accelsched.problems.ra_tree import Cut, CutKind, Leaf, RANode, RATree, RATreeInstance, min_tiles
 
 __all__ = [
+    "Box",
     "LeafRun",
     "NodeInfo",
     "RATreeCost",
@@ -100,6 +101,7 @@ __all__ = [
     "route",
     "segment_cost",
     "serpentine_order",
+    "timeline",
 ]
 
 
@@ -650,3 +652,65 @@ def _report(segments: Sequence[SegmentCost], runs: dict[str, LeafRun], acc: Acce
         macs=macs,
         energy_breakdown_pj=breakdown,
     )
+
+
+# ====================================================================== timeline
+@dataclass(frozen=True)
+class Box:
+    """One run of a leaf in the schedule: a box of the S-T graph.
+
+    Attributes
+    ----------
+    layer
+        The leaf's layer.
+    start_cycles, duration_cycles
+        When the run starts and how long it takes (its MAC-array time).
+    first_tile, n_tiles
+        The run's tiles as a range of positions in the root's serpentine numbering.
+    """
+
+    layer: str
+    start_cycles: float
+    duration_cycles: float
+    first_tile: int
+    n_tiles: int
+
+
+def timeline(cost: RATreeCost, tree: RATree) -> tuple[Box, ...]:
+    """The runs of every leaf in time and space (the S-T graph of SET).
+
+    Segments run one after the other for the length of their latency (repeated for
+    the root's sub-batches); inside, a T-Cut runs its children in turn for each of its
+    sub-batches and an S-Cut starts sub-batch ``k`` of a child on stage ``s`` at
+    ``(k + s)`` times its slowest child's time.
+    """
+    position = {tile: k for k, tile in enumerate(cost.analysis.root.tiles)}
+    boxes: list[Box] = []
+
+    def place(node: RANode, path: str, start: float) -> float:
+        if isinstance(node, Leaf):
+            run = cost.leaves[node.layer]
+            tiles = cost.analysis.nodes[path].tiles
+            first = min(position[t] for t in tiles)
+            boxes.append(Box(node.layer, start, run.latency_cycles, first, len(tiles)))
+            return run.latency_cycles
+        children = [(f"{path}/{k}", child) for k, child in enumerate(node.children)]
+        if node.kind is CutKind.T:
+            t = start
+            for _ in range(node.subbatches):
+                for child_path, child in children:
+                    t += place(child, child_path, t)
+            return t - start
+        info = cost.analysis.nodes[path]
+        slot = max(_tree_cycles(child, p, cost.leaves, cost.analysis) for p, child in children)
+        for k in range(node.subbatches):
+            for (child_path, child), stage in zip(children, info.stages, strict=True):
+                place(child, child_path, start + (k + stage) * slot)
+        return (node.subbatches + info.n_stages) * slot
+
+    t = 0.0
+    for _ in range(tree.root.subbatches):
+        for k, (segment, child) in enumerate(zip(cost.segments, tree.root.children, strict=True)):
+            place(child, f"root/{k}", t)
+            t += segment.latency_cycles / tree.root.subbatches
+    return tuple(boxes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from accelsched.hardware.cost.ra_tree import (
     evaluate,
     segment_cost,
     serpentine_order,
+    timeline,
 )
 from accelsched.hardware.spec import Mesh
 from accelsched.models.registry import load_workload
@@ -216,3 +218,37 @@ def _half_batch_run(cost: RATreeCost, path: str) -> float:
     """One run of the segment's single leaf at the half batch."""
     layer = cost.analysis.nodes[path].layers[0]
     return cost.leaves[layer].latency_cycles
+
+
+def test_timeline_has_one_box_per_run_inside_the_schedule() -> None:
+    workload = diamond(8)
+    instance = edge_instance(workload)
+    tree = parse_tree(TEXT)  # a alone, then b, c, d pipelined over 4 sub-batches
+    cost = evaluate(instance, tree)
+    boxes = timeline(cost, tree)
+    assert len(boxes) == sum(run.runs for run in cost.leaves.values()) == 1 + 3 * 4
+    assert all(b.start_cycles >= 0 and b.start_cycles + b.duration_cycles <= cost.report.latency_cycles + 1e-6
+               for b in boxes)  # fmt: skip
+    slot = max(cost.leaves[x].latency_cycles for x in "bcd")
+    segment_start = cost.segments[0].latency_cycles
+    d_starts = sorted(b.start_cycles for b in boxes if b.layer == "d")
+    assert d_starts == pytest.approx([segment_start + (k + 1) * slot for k in range(4)])  # stage 1 of the pipeline
+    tiles = {b.layer: (b.first_tile, b.n_tiles) for b in boxes}
+    assert tiles["a"] == (0, 16) and sum(tiles[x][1] for x in "bcd") == 16
+
+
+def test_s_t_graph_is_written(tmp_path: Path) -> None:
+    from accelsched.bench.ra_tree import main
+
+    tree = tmp_path / "tree.txt"
+    tree.write_text("T 2/1\n\tS 2/2\n" + "".join(f"\t\t{n} 1\n" for n in ("a", "b", "c", "d")))
+    out = tmp_path / "st.png"
+    assert main(["plot", "--tree", str(tree), "--workload", str(_save(tmp_path)), "--batch", "2",
+                 "--out", str(out)]) == 0  # fmt: skip
+    assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+def _save(tmp_path: Path) -> Path:
+    path = tmp_path / "diamond.json"
+    diamond(1).save_json(path)
+    return path
