@@ -54,8 +54,20 @@ def test_bad_trees_are_one_line(
 
 def test_gap_runs_the_subspace_programs(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
-        capsys, "gap", "ra-tree", "--workload", "random:5:1", "--batch", "4", "--hardware", "set-edge-4x4"
+        capsys,
+        "gap",
+        "ra-tree",
+        "--workload",
+        "random:5:1",
+        "--batch",
+        "2",
+        "--hardware",
+        "set-edge-4x4",
+        "--methods",
+        "enumerate,dp-ls,dp-lp",
     )
     assert code == 0
     rows = {line.split()[0]: line.split() for line in out.splitlines()[1:] if line and not line.startswith("best")}
     assert {"dp-ls", "dp-lp"} <= set(rows) and all(rows[m][1] == "FEASIBLE" for m in ("dp-ls", "dp-lp"))
+    assert rows["enumerate"][1] == "OPTIMAL"
+    assert all(float(rows[m][2]) >= float(rows["enumerate"][2]) for m in ("dp-ls", "dp-lp"))
