@@ -5,7 +5,8 @@ Usage::
     python -m accelsched.bench.ra_tree evals [--workload set-resnet50] [--hardware set-edge-4x4] [--batch 1]
                                              [--trees 30] [--repeats 5] [--out FILE.json]
     python -m accelsched.bench.ra_tree compare [--cases set-resnet50:1,set-resnet50:8,googlenet:1]
-                                               [--hardware set-edge-4x4] [--time-limit 600] [--out FILE.json]
+                                               [--hardware set-edge-4x4] [--time-limit 600]
+                                               [--methods dp-ls,dp-lp,sa-ls,sa-lp,sa] [--out FILE.json]
     python -m accelsched.bench.ra_tree plot --tree FILE [--workload W] [--hardware H] [--batch B] --out FILE.png
     python -m accelsched.bench.ra_tree rate  [--instances 50] [--layers 5] [--batch 2] [--chains 2] [--flip]
                                              [--out FILE.json]
@@ -148,9 +149,11 @@ def st_graph(instance: RATreeInstance, tree: RATree, path: str) -> None:
 COMPARED = ("dp-ls", "dp-lp", "sa-ls", "sa-lp", "sa")
 
 
-def compare(cases: Sequence[str], hardware: str, limit: float) -> dict[str, Any]:
-    """The subspace optima, the restricted SAs and the full SA on each case."""
-    rows = []
+def compare(
+    cases: Sequence[str], hardware: str, limit: float, methods: Sequence[str] = COMPARED, out: str | None = None
+) -> dict[str, Any]:
+    """The subspace optima, the restricted SAs and the full SA on each case (``out`` rewritten after each case)."""
+    rows: list[dict[str, Any]] = []
     for case in cases:
         name, _, batch = case.rpartition(":")
         if not batch.isdigit() or not name:
@@ -158,7 +161,7 @@ def compare(cases: Sequence[str], hardware: str, limit: float) -> dict[str, Any]
         instance = make_instance(load_workload(name, batch=int(batch)), load_accelerator(hardware), {})
         print(f"  {name} batch {instance.batch} on {hardware} (E^{instance.energy_exponent} D^"
               f"{instance.delay_exponent}):", flush=True)  # fmt: skip
-        for method in COMPARED:
+        for method in methods:
             result = run_method(PROBLEM, instance, get_method(PROBLEM.name, method), SolveOptions(time_limit_s=limit))
             cost = result.cost
             rows.append({"workload": name, "batch": instance.batch, "method": method, "status": result.status.name,
@@ -168,7 +171,15 @@ def compare(cases: Sequence[str], hardware: str, limit: float) -> dict[str, Any]
                          "note": result.stats.native_status})  # fmt: skip
             print(f"    {method:<6} {result.status.name:<24} {result.objective or float('nan'):12.4g} "
                   f"{result.runtime_s:8.1f} s", flush=True)  # fmt: skip
+        if out:
+            _save({"hardware": hardware, "time_limit_s": limit, "rows": rows}, out)
     return {"hardware": hardware, "time_limit_s": limit, "rows": rows}
+
+
+def _save(result: dict[str, Any], path: str) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump({**result, "python": platform.python_version()}, handle, indent=1)
+        handle.write("\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -178,6 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tree", default=None, help="plot: the tree file")
     parser.add_argument("--cases", default="set-resnet50:1,set-resnet50:8,googlenet:1")
     parser.add_argument("--time-limit", type=float, default=600.0)
+    parser.add_argument("--methods", default=",".join(COMPARED), help="compare: methods to run")
     parser.add_argument("--workload", default="set-resnet50")
     parser.add_argument("--hardware", default="set-edge-4x4")
     parser.add_argument("--batch", type=int, default=None)
@@ -202,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"S-T graph written to {args.out}")
         return 0
     if args.what == "compare":
-        result = compare(args.cases.split(","), args.hardware, args.time_limit)
+        result = compare(args.cases.split(","), args.hardware, args.time_limit, args.methods.split(","), args.out)
     elif args.what == "evals":
         result = measure_evals(args.workload, args.hardware, args.batch or 1, args.trees, args.repeats)
         print(f"{args.workload} on {args.hardware}, batch {result['batch']}: median "
@@ -211,11 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = measure_rate(args.instances, args.layers, args.batch or 2, args.chains, args.flip)
         print(f"SA reaches the optimum on {result['optimum_rate']:.0%} of {args.instances} instances of "
               f"{args.layers} layers; mean gap {result['mean_gap']:.3%}, largest {result['max_gap']:.3%}")  # fmt: skip
-    result["python"] = platform.python_version()
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as handle:
-            json.dump(result, handle, indent=1)
-            handle.write("\n")
+        _save(result, args.out)
     return 0
 
 
