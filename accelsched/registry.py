@@ -49,6 +49,7 @@ METHOD_MODULES: tuple[str, ...] = (
     "accelsched.formulations.ra_tree_enumerate",
     "accelsched.formulations.ra_tree_dp",
     "accelsched.heuristics.ra_tree_sa",
+    "accelsched.heuristics.ra_tree_tangram",
 )
 """Modules defining ``METHODS``; each formulation or heuristic module is added here."""
 
