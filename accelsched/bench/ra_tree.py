@@ -7,6 +7,7 @@ Usage::
     python -m accelsched.bench.ra_tree compare [--cases set-resnet50:1,set-resnet50:8,googlenet:1]
                                                [--hardware set-edge-4x4] [--time-limit 600]
                                                [--methods dp-ls,dp-lp,sa-ls,sa-lp,sa] [--out FILE.json]
+    python -m accelsched.bench.ra_tree render FILE.json [FILE.json ...] --out FILE.md
     python -m accelsched.bench.ra_tree plot --tree FILE [--workload W] [--hardware H] [--batch B] --out FILE.png
     python -m accelsched.bench.ra_tree rate  [--instances 50] [--layers 5] [--batch 2] [--chains 2] [--flip]
                                              [--out FILE.json]
@@ -23,6 +24,10 @@ the exact LS and LP programs (``dp-ls``, ``dp-lp``), the restricted SAs (``sa-ls
 ``sa-lp``) and the full-space ``sa``, seed 0, each with the time limit: energy,
 latency, objective and time; the exact subspace optimum is never worse than the SA
 restricted to it, and the full SA is compared with both.
+
+*render*: the SET Fig. 8 style table of ``compare`` results: per platform and case,
+energy, latency and objective of LS (``dp-ls``), LP (``dp-lp``) and SET's SA, each
+normalized to the SA; the paper's claim is that SA is best on every case.
 
 *plot*: the S-T graph of a tree (SET text form or JSON): time on x, tiles (positions
 in the serpentine numbering) on y, one box per run of a leaf.
@@ -182,10 +187,42 @@ def _save(result: dict[str, Any], path: str) -> None:
         handle.write("\n")
 
 
+LABELS = {"dp-ls": "LS (exact)", "dp-lp": "LP (exact)", "sa-ls": "LS (SA)", "sa-lp": "LP (SA)", "sa": "SET (SA)",
+          "tangram": "Tangram-like"}  # fmt: skip
+
+
+def render(paths: Sequence[str]) -> str:
+    """Markdown tables of ``compare`` results, one per file (platform)."""
+    lines = ["# RA trees: LS, LP and SET's SA (SET Fig. 8 style)", ""]
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        lines += [f"## {data['hardware']} (time limit {data['time_limit_s']:.0f} s per method)", "",
+                  "| workload | batch | method | energy uJ | latency M cycles | objective | x SET | time s |",
+                  "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        cases = list(dict.fromkeys((r["workload"], r["batch"]) for r in data["rows"]))
+        for workload, batch in cases:
+            rows = [r for r in data["rows"] if (r["workload"], r["batch"]) == (workload, batch)]
+            reference = next((r["objective"] for r in rows if r["method"] == "sa" and r["objective"]), None)
+            for r in rows:
+                if r["objective"] is None:
+                    lines.append(f"| {workload} | {batch} | {LABELS.get(r['method'], r['method'])} | - | - | "
+                                 f"{r['status']} | - | {r['runtime_s']:.0f} |")  # fmt: skip
+                    continue
+                ratio = f"{r['objective'] / reference:.2f}" if reference else "-"
+                lines.append(f"| {workload} | {batch} | {LABELS.get(r['method'], r['method'])} | "
+                             f"{r['energy_pj'] / 1e6:.1f} | {r['latency_cycles'] / 1e6:.3f} | {r['objective']:.4g} | "
+                             f"{ratio} | {r['runtime_s']:.0f} |")  # fmt: skip
+        lines.append("")
+    lines.append("Every number is from a tree that passed `check` and the shared evaluator.")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one benchmark, print its figures, optionally save them."""
     parser = argparse.ArgumentParser(prog="python -m accelsched.bench.ra_tree", description=__doc__)
-    parser.add_argument("what", choices=["evals", "rate", "compare", "plot"])
+    parser.add_argument("what", choices=["evals", "rate", "compare", "plot", "render"])
+    parser.add_argument("files", nargs="*", help="render: compare results (JSON)")
     parser.add_argument("--tree", default=None, help="plot: the tree file")
     parser.add_argument("--cases", default="set-resnet50:1,set-resnet50:8,googlenet:1")
     parser.add_argument("--time-limit", type=float, default=600.0)
@@ -201,6 +238,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--flip", action="store_true", help="rate: add the flip operator to SET's six")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
+    if args.what == "render":
+        markdown = render(args.files)
+        print(markdown)
+        if args.out:
+            with open(args.out, "w", encoding="utf-8") as handle:
+                handle.write(markdown)
+        return 0
     if args.what == "plot":
         if not args.tree or not args.out:
             parser.error("plot needs --tree FILE and --out FILE.png")
