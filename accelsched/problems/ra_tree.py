@@ -45,7 +45,7 @@ from typing import Any
 
 from accelsched.errors import InfeasibleSolution, InputError
 from accelsched.hardware.cost.report import CostReport
-from accelsched.hardware.spec import Accelerator, Mesh
+from accelsched.hardware.spec import Accelerator, Core, Mesh
 from accelsched.models.workload import Workload
 from accelsched.problems.base import ProblemSpec
 
@@ -61,6 +61,7 @@ __all__ = [
     "buffer_overflow",
     "check",
     "check_structure",
+    "core_buffer_bytes",
     "evaluate",
     "make_instance",
     "min_tiles",
@@ -321,7 +322,11 @@ def buffer_overflow(instance: RATreeInstance, segments: Sequence[Any]) -> str:
 
 def tile_buffer_bytes(accelerator: Accelerator) -> int:
     """Capacity of a tile's outermost on-chip memory (the levels holding I, W and O next to DRAM)."""
-    core = accelerator.cores[0]
+    return core_buffer_bytes(accelerator.cores[0])
+
+
+def core_buffer_bytes(core: Core) -> int:
+    """Capacity of a core's outermost on-chip memory levels (those holding I, W and O next to DRAM)."""
     tops = {core.top_level(op).name: core.top_level(op) for op in ("I", "W", "O")}
     return sum(level.capacity_bytes * level.instances for level in tops.values())
 

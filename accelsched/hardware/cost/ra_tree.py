@@ -38,10 +38,11 @@ Evaluator
 ---------
 *Leaves.* A leaf runs its batch ``b`` on its ``f`` tiles, ``B / b`` times (``B`` the
 total batch). Each run splits the layer into ``f`` near-equal parts along one loop
-(``K``, ``G``, ``OY``, ``OX`` or ``B``; the split with the least MAC-array time, then
-on-chip energy) and costs each part on its tile with the shared per-layer primitive;
-the leaf contributes the parts' on-chip energy (MACs and memories) per run, and the
-MAC-array time of its slowest part as the time of a run.
+(``K``, ``G``, ``OY``, ``OX`` or ``B``; among the splits whose parts fit a tile's
+buffer, the one with the least MAC-array time, then on-chip energy) and costs each
+part on its tile with the shared per-layer primitive; the leaf contributes the parts'
+on-chip energy (MACs and memories) per run, and the MAC-array time of its slowest
+part as the time of a run.
 
 *Data flow* (SET's rules, :func:`route`). The children of the root are the
 *segments*. A tensor between two segments, or one that skips a step of its lowest
@@ -85,7 +86,16 @@ from accelsched.hardware.cost.report import CostReport
 from accelsched.hardware.cost.transfer import mesh_multicast_links
 from accelsched.hardware.spec import Accelerator, Core, Mesh, OffChip
 from accelsched.models.layer import Layer
-from accelsched.problems.ra_tree import Cut, CutKind, Leaf, RANode, RATree, RATreeInstance, min_tiles
+from accelsched.problems.ra_tree import (
+    Cut,
+    CutKind,
+    Leaf,
+    RANode,
+    RATree,
+    RATreeInstance,
+    core_buffer_bytes,
+    min_tiles,
+)
 
 __all__ = [
     "Box",
@@ -398,7 +408,8 @@ class RATreeCost:
 
 
 def best_run(layer: Layer, tiles: tuple[int, ...], runs: int, core: Core, offchip: OffChip) -> LeafRun:
-    """The split of ``layer`` (at the leaf's batch) over ``tiles`` with the least time, then on-chip energy.
+    """The split of ``layer`` (at the leaf's batch) over ``tiles`` with the least time, then on-chip energy,
+    among the splits whose parts hold their weights and working set in a tile's buffer (when some do).
 
     Cached per (layer shape, number of tiles, core, off-chip memory): tiles are identical.
     """
@@ -418,10 +429,15 @@ def _best_split(layer: Layer, n_tiles: int, core: Core, offchip: OffChip) -> tup
     options: list[tuple[str, list[Layer]]] = [("", [layer])]
     if n_tiles > 1:
         options += [(d, split_layer(layer, d, n_tiles)) for d in SPLIT_DIMS if _splittable(layer, d)]
-    best: tuple[tuple[float, float], str, tuple[LayerCost, ...]] | None = None
+    capacity = core_buffer_bytes(core)
+    best: tuple[tuple[bool, float, float], str, tuple[LayerCost, ...]] | None = None
     for dim, parts in options:
         costs = tuple(layer_cost(p, core, offchip) for p in parts)
-        key = (float(max(c.compute_cycles for c in costs)), sum(c.on_chip_energy_pj for c in costs))
+        overflows = any(
+            p.weight_bytes + c.footprint_bytes.get("I", 0.0) + c.footprint_bytes.get("O", 0.0) > capacity
+            for p, c in zip(parts, costs, strict=True)
+        )
+        key = (overflows, float(max(c.compute_cycles for c in costs)), sum(c.on_chip_energy_pj for c in costs))
         if best is None or key < best[0]:
             best = (key, dim, costs)
     assert best is not None

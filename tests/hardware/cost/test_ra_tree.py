@@ -22,7 +22,7 @@ from accelsched.hardware.cost.ra_tree import (
 from accelsched.hardware.spec import Mesh
 from accelsched.models.registry import load_workload
 from accelsched.models.workload import Workload
-from accelsched.problems.ra_tree import RATreeInstance, check, parse_tree, sequential_tree
+from accelsched.problems.ra_tree import RATreeInstance, check, parse_tree, sequential_tree, tile_buffer_bytes
 from tests.problems.test_ra_tree import TEXT, diamond
 
 
@@ -252,3 +252,14 @@ def _save(tmp_path: Path) -> Path:
     path = tmp_path / "diamond.json"
     diamond(1).save_json(path)
     return path
+
+
+def test_leaf_splits_prefer_parts_that_fit_a_tile_buffer() -> None:
+    """Transformer FFN weights (2.4 MB) fit 16 tiles of 1 MB only when split by output channel."""
+    workload = load_workload("transformer_base")
+    instance = edge_instance(workload)
+    cost = evaluate(instance, sequential_tree(workload))
+    big = max(workload, key=lambda layer: layer.weight_bytes)
+    assert big.weight_bytes > tile_buffer_bytes(instance.accelerator)
+    assert cost.leaves[big.name].split_dim in ("K", "G")
+    check(instance, sequential_tree(workload))
