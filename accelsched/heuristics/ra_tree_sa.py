@@ -209,6 +209,8 @@ def solve_sa(
             if phase == 0 and options.time_limit_s is not None and time.perf_counter() - start >= options.time_limit_s:
                 break
     note = f"{chosen.chains} chains x {total} iterations, {chain.evaluations} trees evaluated"
+    if iterations < chosen.chains * total:
+        note += f"; stopped by the time limit after {iterations} iterations"
     return Result(
         Status.FEASIBLE,
         PROBLEM.name,

@@ -106,6 +106,7 @@ def test_warm_start_and_time_limit() -> None:
     result = run_method(PROBLEM, inst, SA["sa"], SolveOptions(seed=0, time_limit_s=1e-6), warm)
     assert result.status is Status.FEASIBLE and result.objective is not None
     assert result.objective <= start_value * (1 + 1e-12)
+    assert "stopped by the time limit" in result.stats.native_status
     with pytest.raises(ValueError, match="field chains must be an integer >= 1, got 0"):
         RATreeSAParams(chains=0)
 
