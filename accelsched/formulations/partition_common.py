@@ -337,7 +337,7 @@ def infeasible_result(instance: PartitionInstance, method: str, backend: str) ->
     reason = instance.infeasibility
     if reason is None:
         return None
-    return Result(Status.INFEASIBLE, PROBLEM.name, method, backend=backend, stats=SolveStats(native_status=reason))
+    return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, method, reason, backend=backend)
 
 
 def partition_result(

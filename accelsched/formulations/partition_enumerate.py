@@ -249,12 +249,8 @@ def solve_enumerate(
 
 
 def _no_solution(reason: str, start: float) -> Result[PartitionSolution]:
-    return Result(
-        Status.TIME_LIMIT_NO_SOLUTION,
-        PROBLEM.name,
-        "enumerate",
-        runtime_s=time.perf_counter() - start,
-        stats=SolveStats(native_status=reason),
+    return Result.no_solution(
+        Status.TIME_LIMIT_NO_SOLUTION, PROBLEM.name, "enumerate", reason, runtime_s=time.perf_counter() - start
     )
 
 

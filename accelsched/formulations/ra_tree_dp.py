@@ -189,8 +189,9 @@ def solve_segment_dp(
     subspace = "LS" if kind is CutKind.T else "LP"
     if tree is None:
         status = Status.TIME_LIMIT_NO_SOLUTION if dp.stopped.startswith("time") else Status.INFEASIBLE
-        return Result(status, PROBLEM.name, name, runtime_s=time.perf_counter() - start,
-                      stats=SolveStats(iterations=dp.evaluated, native_status=dp.stopped))  # fmt: skip
+        return Result.no_solution(
+            status, PROBLEM.name, name, dp.stopped, runtime_s=time.perf_counter() - start, iterations=dp.evaluated
+        )
     try:
         PROBLEM.check(instance, tree)
     except InfeasibleSolution as exc:  # pragma: no cover - segments were checked one by one

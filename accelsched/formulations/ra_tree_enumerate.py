@@ -150,8 +150,9 @@ def solve_enumerate(
 
 
 def _none(status: Status, reason: str, start: float, seen: int) -> Result[RATree]:
-    return Result(status, PROBLEM.name, "enumerate", runtime_s=time.perf_counter() - start,
-                  stats=SolveStats(iterations=seen, native_status=reason))  # fmt: skip
+    return Result.no_solution(
+        status, PROBLEM.name, "enumerate", reason, runtime_s=time.perf_counter() - start, iterations=seen
+    )
 
 
 METHODS: tuple[MethodSpec, ...] = (

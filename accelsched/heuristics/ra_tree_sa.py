@@ -175,8 +175,13 @@ def solve_sa(
     initial = warm_start if warm_start is not None else sequential_tree(instance.workload)
     if not math.isfinite(chain.cost(initial)):
         reason = "the warm start" if warm_start is not None else "the layer-sequential tree"
-        return Result(Status.INFEASIBLE, PROBLEM.name, name, runtime_s=time.perf_counter() - start,
-                      stats=SolveStats(native_status=f"{reason} breaks a rule or is unbalanced"))  # fmt: skip
+        return Result.no_solution(
+            Status.INFEASIBLE,
+            PROBLEM.name,
+            name,
+            f"{reason} breaks a rule or is unbalanced",
+            runtime_s=time.perf_counter() - start,
+        )
     total = chosen.rounds_per_layer * len(instance.workload)
     restart_at = max(1, round(total * (1 - chosen.restart_fraction)))
     best, best_cost = initial, chain.cost(initial)

@@ -96,8 +96,9 @@ def solve_tangram(
 
 
 def _none(status: Status, reason: str, start: float, evaluated: int) -> Result[RATree]:
-    return Result(status, PROBLEM.name, "tangram", runtime_s=time.perf_counter() - start,
-                  stats=SolveStats(iterations=evaluated, native_status=reason))  # fmt: skip
+    return Result.no_solution(
+        status, PROBLEM.name, "tangram", reason, runtime_s=time.perf_counter() - start, iterations=evaluated
+    )
 
 
 METHODS: tuple[MethodSpec, ...] = (

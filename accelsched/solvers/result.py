@@ -265,6 +265,30 @@ class Result(Generic[SolutionT]):
         if not isinstance(self.stats, SolveStats):
             raise ValueError(f"Result: field stats must be a SolveStats, got {type(self.stats).__name__}")
 
+    @classmethod
+    def no_solution(
+        cls,
+        status: Status,
+        problem: str,
+        method: str,
+        reason: str,
+        *,
+        runtime_s: float = 0.0,
+        iterations: int | None = None,
+        backend: str = "",
+    ) -> Result[SolutionT]:
+        """A result without a solution (INFEASIBLE, TIME_LIMIT_NO_SOLUTION, ERROR) saying why in ``stats``.
+
+        Raises
+        ------
+        ValueError
+            If ``status`` is one that needs a solution.
+        """
+        if status.has_solution:
+            raise ValueError(f"Result.no_solution: status {status.name} needs a solution")
+        stats = SolveStats(iterations=iterations, native_status=reason)
+        return cls(status, problem, method, runtime_s=runtime_s, backend=backend, stats=stats)
+
     @property
     def gap(self) -> float | None:
         """Relative gap ``|objective - bound| / max(|objective|, GAP_TINY)``.

@@ -79,6 +79,8 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from typing import NamedTuple
 
 from accelsched.hardware.cost.layer_by_layer import split_layer
 from accelsched.hardware.cost.layer_cost import LayerCost, layer_cost
@@ -176,8 +178,9 @@ class TreeAnalysis:
         return self._leaves[layer]
 
 
+@cache
 def serpentine_order(mesh: Mesh, stripe_cols: int | None = None) -> tuple[int, ...]:
-    """Core ids of a mesh in serpentine vertical stripes.
+    """Core ids of a mesh in serpentine vertical stripes (computed once per mesh and stripe width).
 
     The mesh is cut into vertical stripes of ``stripe_cols`` columns (default: half
     the columns, at least 1; the last stripe may be narrower). Stripes are visited
@@ -489,10 +492,10 @@ class _Links:
             self.byte_hops += nbytes
 
     def unicast(self, src: int, dst: int, nbytes: float) -> None:
-        self.add(mesh_multicast_links(self.mesh, src, (dst,)), nbytes)
+        self.add(_tree_links(self.mesh, src, (dst,)), nbytes)
 
     def multicast(self, src: int, dsts: Sequence[int], nbytes: float) -> None:
-        self.add(mesh_multicast_links(self.mesh, src, dsts), nbytes)
+        self.add(_tree_links(self.mesh, src, tuple(dsts)), nbytes)
 
     def dram_node(self, core_id: int) -> int:
         """The core id at the DRAM attachment point nearest to ``core_id``."""
@@ -532,17 +535,31 @@ def evaluate(instance: RATreeInstance, tree: RATree, stripe_cols: int | None = N
         for p, c in instance.workload.edges
         if p in runs or c in runs
     }
-    nearest = [_nearest_dram(mesh, tile) for tile in range(mesh.rows * mesh.cols)]
+    flow = _Flow(routes, {name: [] for name in runs}, {name: [] for name in runs})
+    for p, c in routes:
+        if c in flow.preds:
+            flow.preds[c].append(p)
+        if p in flow.succs:
+            flow.succs[p].append(c)
+    nearest = _nearest_dram(mesh)
     segments = []
     for k, child in enumerate(tree.root.children):
         path = f"root/{k}"
         layers = analysis.nodes[path].layers
         links = _Links(mesh, nearest)
         segments.append(
-            _segment(path, child, layers, runs, routes, single, total, tree.root.subbatches, links, offchip, analysis)
+            _segment(path, child, layers, runs, flow, single, total, tree.root.subbatches, links, offchip, analysis)
         )
     report = _report(segments, runs, acc)
     return RATreeCost(analysis, runs, routes, tuple(segments), report)
+
+
+class _Flow(NamedTuple):
+    """How tensors travel (edge -> ``"noc"`` or ``"dram"``), with each layer's producers and consumers."""
+
+    routes: dict[tuple[str, str], str]
+    preds: dict[str, list[str]]
+    succs: dict[str, list[str]]
 
 
 def _segment(
@@ -550,7 +567,7 @@ def _segment(
     node: RANode,
     layers: tuple[str, ...],
     runs: dict[str, LeafRun],
-    routes: dict[tuple[str, str], str],
+    flow: _Flow,
     single: dict[str, Layer],
     total: int,
     repeats: int,
@@ -567,13 +584,7 @@ def _segment(
     breakdown: dict[str, float] = {}
     read = written = 0.0
     inside = set(layers)
-    preds: dict[str, list[str]] = {name: [] for name in layers}
-    succs: dict[str, list[str]] = {name: [] for name in layers}
-    for p, c in routes:
-        if c in preds:
-            preds[c].append(p)
-        if p in succs:
-            succs[p].append(c)
+    routes = flow.routes
     weight_bytes: dict[int, float] = {}
     working_set: dict[int, float] = {}
     for name in layers:
@@ -592,7 +603,7 @@ def _segment(
         if weights:
             read += weights
             links.deliver([links.dram_node(run.tiles[0])], run.tiles, weights, run.replicates_weights)
-        producers = preds[name]
+        producers = flow.preds[name]
         if not producers:  # a network input
             nbytes = float(layer.input_bytes) * total
             read += nbytes
@@ -604,7 +615,7 @@ def _segment(
             else:
                 read += nbytes
                 links.deliver([links.dram_node(run.tiles[0])], run.tiles, nbytes, run.replicates_inputs)
-        consumers = succs[name]
+        consumers = flow.succs[name]
         if not consumers or any(routes[name, c] == "dram" or c not in inside for c in consumers):
             nbytes = float(layer.output_bytes) * total
             written += nbytes
@@ -634,10 +645,21 @@ def segment_cost(instance: RATreeInstance, segment: RANode, stripe_cols: int | N
     return evaluate(instance, RATree(Cut(CutKind.T, instance.batch, 1, (segment,))), stripe_cols).segments[0]
 
 
-def _nearest_dram(mesh: Mesh, tile: int) -> int:
-    r, c = mesh.position(tile)
-    dr, dc = min(mesh.dram_nodes, key=lambda node: abs(node[0] - r) + abs(node[1] - c))
-    return dr * mesh.cols + dc
+@cache
+def _tree_links(mesh: Mesh, src: int, dsts: tuple[int, ...]) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
+    """The XY multicast tree's links from ``src`` to ``dsts`` (one path for one destination), computed once."""
+    return tuple(mesh_multicast_links(mesh, src, dsts))
+
+
+@cache
+def _nearest_dram(mesh: Mesh) -> tuple[int, ...]:
+    """For every tile, the core id at its nearest DRAM attachment point (computed once per mesh)."""
+    out = []
+    for tile in range(mesh.rows * mesh.cols):
+        r, c = mesh.position(tile)
+        dr, dc = min(mesh.dram_nodes, key=lambda node: abs(node[0] - r) + abs(node[1] - c))
+        out.append(dr * mesh.cols + dc)
+    return tuple(out)
 
 
 def _tree_cycles(node: RANode, path: str, runs: dict[str, LeafRun], analysis: TreeAnalysis) -> float:
