@@ -44,6 +44,13 @@ the off-chip bandwidth (double buffering assumed).
 
 *Energy.* MACs x MAC energy + accesses x energy per byte at every level + DRAM
 bytes x DRAM energy per byte.
+
+*Top levels.* By default every operand comes from (and goes to) DRAM. With
+``tops``, an operand's data is already resident in a chosen on-chip level (as in
+a depth-first tile whose data stay on chip, DeFiNES' "top memory level"): that
+level takes DRAM's place as the operand's source, the levels above it are not
+used, and the levels below it keep their depth, so the hierarchy is cut, not
+re-aligned. Moving the data into the top level is the caller's business.
 """
 
 from __future__ import annotations
@@ -161,29 +168,48 @@ def cache_info() -> dict[str, int]:
     return {**_STATS, "size": len(_CACHE)}
 
 
-def layer_cost(layer: Layer, core: Core, offchip: OffChip) -> LayerCost:
+def layer_cost(layer: Layer, core: Core, offchip: OffChip, tops: Mapping[str, str] | None = None) -> LayerCost:
     """Cost of running ``layer`` alone on ``core``, fetching from and writing to DRAM.
 
-    Cached per (layer shape, core configuration, off-chip memory): the layer's
-    name, producers and the core's id do not matter. For a part of a layer, pass
-    a layer with the part's loop sizes (see :func:`accelsched.hardware.cost.part_of`).
+    Cached per (layer shape, core configuration, off-chip memory, tops): the
+    layer's name, producers and the core's id do not matter. For a part of a
+    layer, pass a layer with the part's loop sizes (see
+    :func:`accelsched.hardware.cost.part_of`).
+
+    Parameters
+    ----------
+    layer, core, offchip
+        What runs where.
+    tops
+        Optional top level per operand (``I``, ``W``, ``O``): the on-chip level
+        that holds the operand's data for this run and serves as its source
+        instead of DRAM (see the module docstring). Operands not named, or named
+        ``"dram"``, come from DRAM.
 
     Raises
     ------
     ValueError
-        If the core does not support the layer's operator kind.
+        If the core does not support the layer's operator kind, or a top level
+        does not hold its operand.
     """
     if not core.supports(layer.kind):
         raise ValueError(
             f"core {core.id} ({core.name}) does not execute {layer.kind.value} layers (layer {layer.name!r})"
         )
-    key = (layer.shape_key(), core.cost_key(), offchip)
+    chosen = tuple(sorted((op, lvl) for op, lvl in (tops or {}).items() if lvl != "dram"))
+    for op, lvl in chosen:
+        if op not in OPERANDS or lvl not in core.hierarchy[op]:
+            raise ValueError(
+                f"layer_cost: top level {lvl!r} of operand {op!r} is not in core {core.id}'s hierarchy "
+                f"({dict(core.hierarchy)})"
+            )
+    key = (layer.shape_key(), core.cost_key(), offchip, chosen)
     cached = _CACHE.get(key)
     if cached is not None:
         _STATS["hits"] += 1
         return cached
     _STATS["misses"] += 1
-    result = _Model(layer, core, offchip).run()
+    result = _Model(layer, core, offchip, dict(chosen)).run()
     _CACHE[key] = result
     return result
 
@@ -192,8 +218,9 @@ def layer_cost(layer: Layer, core: Core, offchip: OffChip) -> LayerCost:
 class _Model:
     """One evaluation of the closed-form model (see the module docstring)."""
 
-    def __init__(self, layer: Layer, core: Core, offchip: OffChip) -> None:
+    def __init__(self, layer: Layer, core: Core, offchip: OffChip, tops: Mapping[str, str]) -> None:
         self.layer = layer
+        self.tops = tops
         self.core = core
         self.offchip = offchip
         self.loops = layer.loops
@@ -335,8 +362,13 @@ class _Model:
     def _depth_levels(self) -> list[dict[str, str]]:
         """Level of each operand at each depth, outermost depth first."""
         chains = {op: self.core.hierarchy[op] for op in self.operands}
+        # an operand with a top level uses only the levels strictly inside it
+        inside = {op: (c.index(self.tops[op]) if op in self.tops else len(c)) for op, c in chains.items()}
         depth = max(len(c) for c in chains.values())
-        return [{op: c[len(c) - d] for op, c in chains.items() if d <= len(c)} for d in range(1, depth + 1)]
+        return [
+            {op: c[len(c) - d] for op, c in chains.items() if d <= len(c) and len(c) - d < inside[op]}
+            for d in range(1, depth + 1)
+        ]
 
     def _capacity_ok(self, shape: Mapping[str, np.ndarray], levels: Mapping[str, str]) -> np.ndarray:
         """Whether every level at this depth holds the tiles of the operands it stores."""
@@ -383,7 +415,7 @@ class _Model:
         chosen: list[TileChoice] = []
         traffic_per_depth: list[dict[str, float]] = []
         mask = np.ones(grid["B"].shape, dtype=bool)
-        parents: dict[str, str | None] = {op: None for op in self.operands}
+        parents: dict[str, str | None] = {op: self.tops.get(op) for op in self.operands}
         all_fit = True
         for depth, levels in enumerate(depth_levels, start=1):
             shape = self._tile_shape(grid)
@@ -402,7 +434,10 @@ class _Model:
             for o_idx, order in enumerate(ORDERS):
                 traffic = self._traffic(shape, order)
                 energy = self._access_energy(traffic, levels, parents)
-                dram = sum(traffic[k] for k in traffic) if depth == 1 else np.zeros_like(energy)
+                dram = sum(
+                    (traffic[k] for k in traffic if parents.get(k[0]) is None and k[0] in levels),
+                    np.zeros_like(energy),
+                )
                 key_primary = np.where(fits, dram, np.inf)
                 key_energy = np.where(fits, energy, np.inf)
                 idx = int(np.lexsort((key_energy, key_primary))[0])
@@ -438,7 +473,7 @@ class _Model:
         def add(store: dict[tuple[str, str], float], lvl: str, op: str, value: float) -> None:
             store[(lvl, op)] = store.get((lvl, op), 0.0) + value
 
-        parents: dict[str, str | None] = {op: None for op in self.operands}
+        parents: dict[str, str | None] = {op: self.tops.get(op) for op in self.operands}
         for choice, moved in zip(tiles, traffic, strict=True):
             for op, lvl in choice.levels.items():
                 parent = parents[op]
