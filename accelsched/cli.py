@@ -64,6 +64,10 @@ def _parser() -> _Parser:
         help="solution JSON (or 'solve --json' output); for ra-tree also SET's tab-indented tree text",
     )
     p_eval.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="problem option")
+    p_eval.add_argument("--tile", default=None, metavar="TXxTY", help="depth-first: one tile size for every stack")
+    p_eval.add_argument(
+        "--mode", default=None, help="depth-first: overlap mode (fully-recompute, h-cached, fully-cached)"
+    )
     p_eval.add_argument("--schedule", choices=["layer-by-layer"], default="layer-by-layer")
     p_eval.add_argument("--cores", default="all", help="'all' or comma-separated core ids (default all)")
     p_eval.add_argument("--per-layer", action="store_true", help="also print one line per layer")
@@ -178,24 +182,72 @@ def _cmd_evaluate_solution(args: argparse.Namespace) -> int:
     from accelsched.models.registry import load_workload
     from accelsched.registry import get_problem
 
-    if args.solution is None:
-        raise InputError(f"evaluating a {args.problem} solution needs a file", "--solution", "add --solution FILE")
     problem = get_problem(args.problem)
+    if (args.tile is not None or args.mode is not None) and problem.name != "depth-first":
+        raise InputError("--tile and --mode are options of depth-first", "--tile/--mode", "drop them")
+    if args.solution is None and problem.name != "depth-first":
+        raise InputError(f"evaluating a {args.problem} solution needs a file", "--solution", "add --solution FILE")
     workload = load_workload(args.workload, batch=args.batch)
     acc = load_accelerator(args.hardware)
     instance = problem.make_instance(workload, acc, _options(args.option))
-    solution = _read_solution(args.solution, problem)
+    if args.solution is None:
+        solution = _depth_first_uniform(instance, args.tile, args.mode)
+    else:
+        solution = _read_solution(args.solution, problem)
     problem.check(instance, solution)
     report = problem.evaluate(instance, solution)
     value = problem.objective(instance, solution, report)
+    source = args.solution or f"tile {args.tile}, {args.mode}"
     if args.json:
-        print(json.dumps({"problem": problem.name, "objective": value, "cost": report.to_dict()}))
+        print(
+            json.dumps(
+                {
+                    "problem": problem.name,
+                    "objective": value,
+                    "solution": solution.to_dict(),
+                    "cost": report.to_dict(),
+                }
+            )
+        )
         return 0
-    print(
-        f"{workload.summary()}\n{acc.summary()}\n{problem.name} solution {args.solution}: valid, objective {value:.6g}"
-    )
+    print(f"{workload.summary()}\n{acc.summary()}\n{problem.name} solution {source}: valid, objective {value:.6g}")
+    if hasattr(solution, "describe"):
+        print(solution.describe())
     print(format_report(report, acc.clock_hz))
     return 0
+
+
+def _depth_first_uniform(instance: Any, tile: str | None, mode: str | None) -> Any:
+    """The depth-first solution of ``evaluate depth-first --tile --mode``: one strategy, the fuse rule's stacks."""
+    from accelsched.heuristics.depth_first_rules import uniform_solution
+    from accelsched.problems.depth_first import OverlapMode, Strategy, parse_tile
+
+    if tile is None or mode is None:
+        raise InputError(
+            "evaluating depth-first needs a solution file, or --tile and --mode",
+            "--tile/--mode",
+            "add e.g. --tile 60x72 --mode fully-cached, or --solution FILE",
+        )
+    try:
+        tile_x, tile_y = parse_tile(tile)
+    except ValueError as exc:
+        raise InputError(str(exc), "--tile", "write TXxTY with both sizes >= 1, e.g. 60x72") from None
+    try:
+        overlap = OverlapMode.parse(mode)
+    except ValueError as exc:
+        raise InputError(str(exc), "--mode") from None
+    last = instance.workload[instance.order[-1]]
+    first = instance.workload[instance.order[0]]
+    widest = max(layer.OX for layer in instance.workload)
+    tallest = max(layer.OY for layer in instance.workload)
+    if tile_x > widest or tile_y > tallest:
+        raise InputError(
+            f"tile {tile_x}x{tile_y} is larger than every output of {instance.workload.name} "
+            f"(largest {widest}x{tallest}; first layer {first.OX}x{first.OY}, last {last.OX}x{last.OY})",
+            "--tile",
+            "give a tile no larger than the outputs (it is clipped to each stack's output)",
+        )
+    return uniform_solution(instance, Strategy(tile_x, tile_y, overlap))
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:

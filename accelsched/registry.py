@@ -35,7 +35,11 @@ __all__ = [
     "run_method",
 ]
 
-PROBLEM_MODULES: tuple[str, ...] = ("accelsched.problems.partition", "accelsched.problems.ra_tree")
+PROBLEM_MODULES: tuple[str, ...] = (
+    "accelsched.problems.partition",
+    "accelsched.problems.ra_tree",
+    "accelsched.problems.depth_first",
+)
 """Modules defining ``PROBLEM``; each problem issue adds its module here."""
 
 METHOD_MODULES: tuple[str, ...] = (
@@ -50,6 +54,8 @@ METHOD_MODULES: tuple[str, ...] = (
     "accelsched.formulations.ra_tree_dp",
     "accelsched.heuristics.ra_tree_sa",
     "accelsched.heuristics.ra_tree_tangram",
+    "accelsched.formulations.depth_first_dp",
+    "accelsched.heuristics.depth_first_rules",
 )
 """Modules defining ``METHODS``; each formulation or heuristic module is added here."""
 
