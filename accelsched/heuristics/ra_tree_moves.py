@@ -5,8 +5,9 @@ Every operator keeps the leaves in a topological order and the batches consisten
 1. **swap**: exchange two leaves adjacent in the left-to-right order that have no
    edge between them (the order stays topological);
 2. **move**: take a leaf out of its cut and put it into the next cut on its left or
-   right that shares its parent or grandparent, at the end nearest to where it was
-   (so the left-to-right order does not change);
+   right that shares its parent or grandparent, at the end nearest to where it was,
+   or, when it is the first or last of three or more children, out of its cut into
+   the cut's parent, next to the cut (so the left-to-right order does not change);
 3. **group**: wrap two or more consecutive children of a cut (not all of them, except
    at the root, whose children may all become one segment) into a new cut of either
    kind and any sub-batch number dividing its batch (a pipeline without sub-batches is
@@ -17,11 +18,17 @@ Every operator keeps the leaves in a topological order and the batches consisten
 
 A cut left with a single child is replaced by that child. Batches are recomputed
 from the root down after every move (a child's batch is its parent's sub-batch size);
-a move that cannot apply returns None.
+a cut below the moved one whose sub-batch number no longer divides its new batch
+keeps the largest sub-batch number that does (``gcd``), so that, as SET's "batch up"
+does, it gives the factor its parent took and its own sub-batch size stays the same:
+``T 2/1 [S 2/2 [a 1, b 1]]`` multiplied at the root is ``T 2/2 [S 1/1 [a 1, b 1]]``,
+not an invalid tree. A move that cannot apply returns None.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,17 +65,14 @@ def _thaw(node: RANode) -> _Node:
     return _Node(None, node.kind, node.subbatches, [_thaw(c) for c in node.children], node.batch)
 
 
-def _freeze(node: _Node, batch: int) -> RANode | None:
+def _freeze(node: _Node, batch: int) -> RANode:
+    """The immutable node over ``batch`` samples; a sub-batch number that does not divide it becomes the gcd."""
     if not node.is_cut:
         assert node.layer is not None
         return Leaf(node.layer, batch)
     assert node.kind is not None
-    if batch % node.subbatches:
-        return None
-    children = [_freeze(c, batch // node.subbatches) for c in node.children]
-    if any(c is None for c in children):
-        return None
-    return Cut(node.kind, batch, node.subbatches, tuple(c for c in children if c is not None))
+    subbatches = math.gcd(node.subbatches, batch)
+    return Cut(node.kind, batch, subbatches, tuple(_freeze(c, batch // subbatches) for c in node.children))
 
 
 def _walk(node: _Node, parent: _Node | None = None) -> list[tuple[_Node, _Node | None]]:
@@ -104,9 +108,25 @@ def neighbour(
     rng: np.random.Generator,
     operator: str | None = None,
     operators: tuple[str, ...] = OPERATORS,
+    weights: Mapping[str, float] | None = None,
 ) -> RATree | None:
-    """One random move from ``tree``: ``operator``, or one drawn from ``operators``; None when it cannot apply."""
-    op = operator or operators[int(rng.integers(len(operators)))]
+    """One random move from ``tree``; None when it cannot apply.
+
+    Parameters
+    ----------
+    tree, edges
+        The tree and the workload's edges (producer, consumer).
+    rng
+        The source of randomness.
+    operator
+        The operator to apply; None draws one from ``operators``.
+    operators
+        The operators drawn from.
+    weights
+        Relative weight of an operator in the draw (an operator not named weighs 1);
+        None draws them uniformly.
+    """
+    op = operator or _draw(operators, weights, rng)
     root = _thaw(tree.root)
     nodes = _walk(root)
     applied = {
@@ -121,9 +141,16 @@ def neighbour(
     if not applied:
         return None
     frozen = _freeze(root, tree.root.batch)
-    if not isinstance(frozen, Cut) or frozen.kind is not CutKind.T:
+    if not isinstance(frozen, Cut) or frozen.kind is not CutKind.T:  # pragma: no cover - no operator changes the root
         return None
     return RATree(frozen)
+
+
+def _draw(operators: tuple[str, ...], weights: Mapping[str, float] | None, rng: np.random.Generator) -> str:
+    if not weights:
+        return operators[int(rng.integers(len(operators)))]
+    mass = np.array([weights.get(op, 1.0) for op in operators], dtype=float)
+    return operators[int(rng.choice(len(operators), p=mass / mass.sum()))]
 
 
 def _swap(root: _Node, nodes: list[tuple[_Node, _Node | None]], edges: frozenset, rng: np.random.Generator) -> bool:
@@ -138,32 +165,36 @@ def _swap(root: _Node, nodes: list[tuple[_Node, _Node | None]], edges: frozenset
 
 def _move(root: _Node, nodes: list[tuple[_Node, _Node | None]], edges: frozenset, rng: np.random.Generator) -> bool:
     parent_of = {id(n): p for n, p in nodes}
-    options: list[tuple[_Node, _Node, _Node, bool]] = []  # (leaf, its parent, target cut, insert at the front)
+    options: list[tuple[_Node, _Node, _Node, int]] = []  # (leaf, its parent, target cut, index in the target)
     for leaf, parent in nodes:
         if leaf.is_cut or parent is None:
             continue
         k = parent.children.index(leaf)
         siblings = parent.children
         if k + 1 < len(siblings) and siblings[k + 1].is_cut:
-            options.append((leaf, parent, siblings[k + 1], True))
+            options.append((leaf, parent, siblings[k + 1], 0))
         if k > 0 and siblings[k - 1].is_cut:
-            options.append((leaf, parent, siblings[k - 1], False))
+            options.append((leaf, parent, siblings[k - 1], len(siblings[k - 1].children)))
         grand = parent_of[id(parent)]
         if grand is None:
             continue
         j = grand.children.index(parent)
-        if k == len(siblings) - 1 and j + 1 < len(grand.children) and grand.children[j + 1].is_cut:
-            options.append((leaf, parent, grand.children[j + 1], True))
-        if k == 0 and j > 0 and grand.children[j - 1].is_cut:
-            options.append((leaf, parent, grand.children[j - 1], False))
+        first, last = k == 0, k == len(siblings) - 1
+        if (first or last) and len(siblings) > 2:  # out of its cut (with two children it would be a delete)
+            options.append((leaf, parent, grand, j + 1 if last else j))
+        if last and j + 1 < len(grand.children) and grand.children[j + 1].is_cut:
+            options.append((leaf, parent, grand.children[j + 1], 0))
+        if first and j > 0 and grand.children[j - 1].is_cut:
+            options.append((leaf, parent, grand.children[j - 1], len(grand.children[j - 1].children)))
     if not options:
         return False
-    leaf, parent, target, front = options[int(rng.integers(len(options)))]
+    leaf, parent, target, index = options[int(rng.integers(len(options)))]
+    if target is parent_of[id(parent)]:  # out of its cut: the index is counted before the leaf leaves
+        target.children.insert(index, leaf)
+        parent.children.remove(leaf)
+        return True
     parent.children.remove(leaf)
-    if front:
-        target.children.insert(0, leaf)
-    else:
-        target.children.append(leaf)
+    target.children.insert(index, leaf)
     _collapse(parent_of[id(parent)], parent)
     return True
 

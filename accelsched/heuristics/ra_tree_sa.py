@@ -8,6 +8,14 @@ with probability ``exp(-(dC / C) / T)``, ``T_n = T0 (1 - n/N) / (1 + alpha n/N)`
 its iterations a chain restarts from the best tree it has seen. Several chains run
 with independent seeds (derived from the run's seed) and the best tree is returned.
 
+An iteration is a proposed neighbour: an operator that cannot apply to the current
+tree (no two independent adjacent leaves to swap, no cut to delete, ...) is drawn
+again, as in SET's reference implementation, instead of spending an iteration on
+nothing (on a chain network a quarter to two fifths of the draws did). Operators are
+drawn with weights: ``group``, the only one that builds new cuts, three times as often
+as each of the others (3/8 against 1/8; measured on 100 random 5-layer instances, it
+raised the share of single chains reaching the enumeration optimum from 0.59 to 0.64).
+
 A tree that breaks a rule of the problem costs infinity (never accepted), and so does
 one with an S-Cut whose tile allocation is unbalanced: the work of its children over
 the cut's tiles times the bottleneck, ``sum_i NPT_i / (C max_i NPT_i / f_i)``, below
@@ -44,7 +52,10 @@ from accelsched.problems.ra_tree import (
 )
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 
-__all__ = ["METHODS", "RATreeSAParams", "in_subspace", "solve_sa"]
+__all__ = ["MAX_DRAWS", "METHODS", "RATreeSAParams", "in_subspace", "solve_sa"]
+
+MAX_DRAWS = 64
+"""Draws of an operator per iteration before the iteration is given up (no operator applies)."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,9 @@ class RATreeSAParams:
         None (every tree), ``CutKind.T`` (LS) or ``CutKind.S`` (LP).
     operators
         The operators drawn (SET's six by default; ``"flip"`` may be added).
+    operator_weights
+        ``(operator, weight)`` pairs: relative weights of the draw; an operator not
+        named weighs 1 (default: ``group`` weighs 3).
     """
 
     rounds_per_layer: int = 100
@@ -77,11 +91,24 @@ class RATreeSAParams:
     min_balance: float = 0.75
     subspace: CutKind | None = None
     operators: tuple[str, ...] = OPERATORS
+    operator_weights: tuple[tuple[str, float], ...] = (("group", 3.0),)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.operators) - set(OPERATORS) - set(EXTRA_OPERATORS))
         if not self.operators or unknown:
             raise ValueError(f"RATreeSAParams: field operators must name operators of ra_tree_moves, got {unknown}")
+        for entry in self.operator_weights:
+            if (
+                not isinstance(entry, tuple)
+                or len(entry) != 2
+                or entry[0] not in OPERATORS + EXTRA_OPERATORS
+                or isinstance(entry[1], bool)
+                or not isinstance(entry[1], int | float)
+                or not 0 < entry[1] < math.inf
+            ):
+                raise ValueError(
+                    f"RATreeSAParams: field operator_weights must hold (operator, weight > 0) pairs, got {entry!r}"
+                )
         for name in ("rounds_per_layer", "chains"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -128,6 +155,7 @@ class _Chain:
         self.edges = frozenset(instance.workload.edges)
         self.cache: dict[str, float] = {}
         self.evaluations = 0
+        self.weights = dict(params.operator_weights)
 
     def cost(self, tree: RATree) -> float:
         key = tree.to_text()
@@ -151,7 +179,12 @@ class _Chain:
         return PROBLEM.objective(self.instance, tree, cost.report)
 
     def move(self, tree: RATree, rng: np.random.Generator) -> RATree | None:
-        return neighbour(tree, self.edges, rng, operators=self.params.operators)
+        """A neighbour of ``tree``: operators are drawn until one applies (None after ``MAX_DRAWS`` draws)."""
+        for _ in range(MAX_DRAWS):
+            moved = neighbour(tree, self.edges, rng, operators=self.params.operators, weights=self.weights)
+            if moved is not None:
+                return moved
+        return None
 
 
 def solve_sa(

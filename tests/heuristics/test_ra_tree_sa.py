@@ -50,8 +50,8 @@ def test_operators_by_hand() -> None:
     assert swapped is not None and [x.layer for x in swapped.leaves()] == ["a", "c", "b", "d"]  # b, c independent
     deleted = neighbour(tree, edges, rng, "delete")
     assert deleted is not None and deleted.to_text() == "T 8/1\n\ta 8\n\tb 8\n\tc 8\n\td 8\n"
-    moved = neighbour(tree, edges, rng, "move")  # a joins the S-Cut at its front
-    assert moved is not None and moved.to_text() == "T 8/1\n\tS 8/4\n\t\ta 2\n\t\tb 2\n\t\tc 2\n\t\td 2\n"
+    moved = neighbour(tree, edges, rng, "move")  # b leaves the S-Cut at its front (the others: test_ra_tree_moves)
+    assert moved is not None and moved.to_text() == "T 8/1\n\ta 8\n\tb 8\n\tS 8/4\n\t\tc 2\n\t\td 2\n"
     divided = neighbour(tree, edges, rng, "divide")
     assert divided is not None and divided.root.children[1].to_text() == "S 8/2"
     multiplied = neighbour(tree, edges, rng, "multiply")
@@ -76,7 +76,7 @@ def test_sa_never_beats_enumeration_and_is_close_to_it() -> None:
 
     A regression guard on the search quality (SET's budget of 100 x layers iterations,
     2 chains); the rate on 50 instances of 5 layers is measured by
-    ``python -m accelsched.bench.ra_tree_sa_rate``.
+    ``python -m accelsched.bench.ra_tree rate``.
     """
     gaps = []
     for seed in range(8):
