@@ -10,7 +10,7 @@ Usage::
                                                  [--methods sl,lbl,fixed-df,single,auto,dp] [--time-limit S]
                                                  [--out FILE.json]
     python -m accelsched.bench.depth_first archs [--archs defines-ascend,...] [--workloads ...]
-                                                 [--methods lbl,dp] [--time-limit S] [--out FILE.json]
+                                                 [--methods lbl,dp] [--time-limit S] [--out FILE.json] [--resume]
     python -m accelsched.bench.depth_first render FILE.json [FILE.json ...] [--out FILE.md] [--png-prefix PREFIX]
 
 Every command takes ``--note TEXT``, stored in the JSON and printed by ``render``
@@ -67,7 +67,10 @@ over the workloads where both have a solution of LBL/DF energy and LBL/DF
 latency (of the energy-optimal schedule). The paper reports gains of up to 6.0x
 on the DF-friendly variants. A method that hits ``--time-limit`` is kept with its
 status (``TIME_LIMIT_NO_SOLUTION``) and left out of the geometric mean, which
-states over how many workloads it is taken.
+states over how many workloads it is taken. ``--resume`` reuses the rows already
+in ``--out`` (written by the same depth-first code, checked by its fingerprint)
+and runs only the missing (architecture, workload, method) triples, so that a
+workload can be added to a finished run.
 
 *render*: Markdown tables of any of the three JSON kinds; with ``--png-prefix``,
 the heatmaps of a sweep result (the first file) redrawn from its JSON.
@@ -467,22 +470,35 @@ def archs(
     limit: float | None = None,
     out: str | None = None,
     note: str | None = None,
+    previous: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
-    """Case study 3 (module docstring); ``out`` is rewritten after each (architecture, workload)."""
+    """Case study 3 (module docstring); ``out`` is rewritten after each (architecture, workload).
+
+    ``previous`` rows (of an earlier run on the same code, see ``--resume``) are
+    reused for the (architecture, workload, method) they cover, marked
+    ``"reused": true``; everything else is run.
+    """
     if "lbl" not in methods or len(methods) < 2:
         raise ValueError("archs: methods must contain lbl and at least one depth-first method")
     df = "dp" if "dp" in methods else [m for m in methods if m != "lbl"][-1]
     nets = {name: load_workload(name) for name in workloads}
+    done = {(r["hardware"], r["workload"], r["method"]): r for r in previous}
     rows: list[dict[str, Any]] = []
     result: dict[str, Any] = {}
     for hardware in architectures:
         accelerator = load_accelerator(hardware)
         print(f"  {hardware}:", flush=True)
         for name, net in nets.items():
-            block = [{"hardware": hardware, "workload": name, **_run_one(net, accelerator, m, limit)} for m in methods]
+            block = []
+            for m in methods:
+                old = done.get((hardware, name, m))
+                if old is not None:
+                    block.append({**old, "reused": True})
+                else:
+                    block.append({"hardware": hardware, "workload": name, **_run_one(net, accelerator, m, limit)})
             _add_ratios(block)
             for row in block:
-                _print_row(f"{name:<13} ", row)
+                _print_row(f"{name:<13} {'(reused) ' if row.get('reused') else ''}", row)
             rows += block
             geomeans = [_arch_geomeans(rows, h, df) for h in dict.fromkeys(r["hardware"] for r in rows)]
             result = {"kind": "archs", "architectures": list(architectures), "workloads": list(workloads),
@@ -512,8 +528,9 @@ def _ratio(value: float | None) -> str:
 
 def _render_sweep(data: dict[str, Any]) -> list[str]:
     xs, ys = sorted(data["sizes_x"]), sorted(data["sizes_y"])
+    grid = "halving (--paper)" if data["grid"] == "paper" else data["grid"]
     lines = [f"## Sweep: {data['workload']} as one stack of {data['layers']} layers on {data['hardware']}", "",
-             f"Grid {data['grid']}: tile_x in {', '.join(map(str, xs))}; tile_y in {', '.join(map(str, ys))}; "
+             f"Grid {grid}: tile_x in {', '.join(map(str, xs))}; tile_y in {', '.join(map(str, ys))}; "
              f"x {len(data['modes'])} modes = {data['n_points']} points. Timing ({data['cache']}): median "
              f"{data['median_total_s']:.2f} s for the sweep, {data['median_per_point_ms']:.1f} ms per point, over "
              f"{data['repeats']} repeats ({', '.join(f'{t:.2f}' for t in data['runs_s'])} s).", "",
@@ -549,7 +566,7 @@ def _render_cases(data: dict[str, Any]) -> list[str]:
             if r["stacks"] is None
             else "; ".join(f"{s['layers']}L {s['tile_x']}x{s['tile_y']} {s['mode']}" for s in r["stacks"])
         )
-        if r["stacks"] is not None and len(r["stacks"]) > 4:
+        if r["stacks"] is not None and len(r["stacks"]) > 3:
             stacks = f"{len(r['stacks'])} stacks"
         lines.append(f"| {r['workload']} | {METHOD_LABELS.get(r['method'], r['method'])} | {r['status']} | "
                      f"{_num(r['energy_pj'], 1e-9)} | {_num(r['latency_cycles'], 1e-6)} | "
@@ -594,8 +611,12 @@ def _render_archs(data: dict[str, Any]) -> list[str]:
     other = [g["geomean_lbl_over_df_energy"] for g in data["geomeans"]
              if not g["hardware"].endswith("-df") and g["geomean_lbl_over_df_energy"] is not None]  # fmt: skip
     if df_gains:
+        single = max((v, g["hardware"], w) for g in data["geomeans"] if g["hardware"].endswith("-df")
+                     for w, v in g["lbl_over_df_energy"].items())  # fmt: skip
         lines += ["", f"Largest geometric-mean LBL/DF energy gain on a `-df` variant: {max(df_gains):.2f}x "
-                  f"(DeFiNES: {PAPER_ARCH_GAIN}); on the other five: {_ratio(max(other, default=None))}x."]  # fmt: skip
+                  f"(DeFiNES: {PAPER_ARCH_GAIN}); on the other five: {_ratio(max(other, default=None))}x. "
+                  f"Largest single-workload gain on a `-df` variant: {single[0]:.2f}x ({single[2]} on "
+                  f"{single[1]})."]  # fmt: skip
     lines += ["", "| architecture | workload | method | status | energy mJ | latency M cycles | DRAM MB | time s |",
               "|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for r in data["rows"]:
@@ -672,6 +693,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--png-prefix", default=None, help="sweep, render: write PREFIX_energy.png and PREFIX_latency.png"
     )
+    parser.add_argument("--resume", action="store_true",
+                        help="archs: reuse the rows of --out (same code) and run only what is missing")  # fmt: skip
     parser.add_argument("--note", default=None, help="free text stored in the JSON (run conditions)")
     parser.add_argument("--out", default=None, help="JSON (or Markdown for render) to write")
     args = parser.parse_args(argv)
@@ -709,7 +732,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         methods = _split(args.methods) if args.methods else list(ARCH_METHODS)
         names = _split(args.archs) if args.archs else [n for n in preset_names() if n.startswith("defines-")]
-        result = archs(names, _split(args.workloads), methods, args.time_limit, args.out, args.note)
+        previous: list[dict[str, Any]] = []
+        if args.resume and args.out and os.path.exists(args.out):
+            with open(args.out, encoding="utf-8") as handle:
+                earlier = json.load(handle)
+            if (
+                earlier.get("kind") != "archs"
+                or earlier.get("code", {}).get("sources_sha256") != _code()["sources_sha256"]
+            ):
+                parser.error(f"--resume: {args.out} is not an archs result of the current depth-first code")
+            previous = earlier["rows"]
+            print(f"  reusing {len(previous)} rows of {args.out}", flush=True)
+        result = archs(names, _split(args.workloads), methods, args.time_limit, args.out, args.note, previous)
         for g in result["geomeans"]:
             print(f"  {g['hardware']:<24} LBL/DF geomean energy {_ratio(g['geomean_lbl_over_df_energy'])}, "
                   f"latency {_ratio(g['geomean_lbl_over_df_latency'])} over {len(g['workloads'])} "

@@ -94,6 +94,10 @@ def test_archs_geomeans_and_time_limit_status(tiny: str, tmp_path: Path) -> None
         assert g["geomean_lbl_over_df_energy"] == pytest.approx(lbl["energy_pj"] / dp["energy_pj"])
         assert g["geomean_lbl_over_df_latency"] == pytest.approx(lbl["latency_cycles"] / dp["latency_cycles"])
         assert g["geomean_lbl_over_df_energy"] >= 1 - 1e-9
+    # --resume reuses every row already in --out (same code) and recomputes the same geometric means
+    assert main(["archs", "--archs", archs, "--workloads", tiny, "--out", str(out), "--resume"]) == 0
+    resumed = _load(out)
+    assert all(r["reused"] for r in resumed["rows"]) and resumed["geomeans"] == data["geomeans"]
     # a method stopped by the time limit is kept with its status and left out of the geometric mean
     late = tmp_path / "late.json"
     args = ["archs", "--archs", "defines-tpu", "--workloads", tiny, "--time-limit", "1e-9", "--out", str(late)]
