@@ -39,6 +39,7 @@ PROBLEM_MODULES: tuple[str, ...] = (
     "accelsched.problems.partition",
     "accelsched.problems.ra_tree",
     "accelsched.problems.depth_first",
+    "accelsched.problems.multicore",
 )
 """Modules defining ``PROBLEM``; each problem issue adds its module here."""
 
@@ -56,6 +57,7 @@ METHOD_MODULES: tuple[str, ...] = (
     "accelsched.heuristics.ra_tree_tangram",
     "accelsched.formulations.depth_first_dp",
     "accelsched.heuristics.depth_first_rules",
+    "accelsched.heuristics.multicore_manual",
 )
 """Modules defining ``METHODS``; each formulation or heuristic module is added here."""
 
