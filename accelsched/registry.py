@@ -58,6 +58,7 @@ METHOD_MODULES: tuple[str, ...] = (
     "accelsched.formulations.depth_first_dp",
     "accelsched.heuristics.depth_first_rules",
     "accelsched.heuristics.multicore_manual",
+    "accelsched.heuristics.multicore_ga",
 )
 """Modules defining ``METHODS``; each formulation or heuristic module is added here."""
 
