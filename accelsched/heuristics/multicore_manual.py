@@ -5,7 +5,10 @@
   consecutive layers sit on different cores and can overlap in a fused schedule.
 * **Best spatial fit** (cores of different dataflows): each layer goes to the
   allowed core whose spatial unrolling it uses best (highest spatial utilization
-  of the shared primitive; ties: fewer cycles, then lower core id).
+  of the shared primitive; ties: fewer cycles). Layers whose best fit is a set of
+  equally good cores (two identical TPU-like cores in a heterogeneous quad-core)
+  are dealt to those cores in turn, as in ping-pong, instead of all going to the
+  lowest core id.
 
 Layers with a single allowed core (pooling and element-wise layers on the SIMD
 core) go there. The allocation is then scheduled by
@@ -33,13 +36,14 @@ def manual_allocation(instance: MulticoreInstance) -> dict[str, int]:
     allocation: dict[str, int] = {}
     for name in instance.workload.names:
         cores = instance.allowed_cores[name]
-        if len({acc.core(c).cost_key() for c in cores}) == 1:
-            allocation[name] = cores[turn.get(cores, 0) % len(cores)]
-            turn[cores] = turn.get(cores, 0) + 1
-            continue
-        layer = instance.workload[name]
-        costs = {c: layer_cost(layer, acc.core(c), acc.offchip) for c in cores}
-        allocation[name] = min(cores, key=lambda c: (-costs[c].spatial_utilization, costs[c].compute_cycles, c))
+        if len({acc.core(c).cost_key() for c in cores}) > 1:
+            layer = instance.workload[name]
+            costs = {c: layer_cost(layer, acc.core(c), acc.offchip) for c in cores}
+            fit = {c: (-costs[c].spatial_utilization, costs[c].compute_cycles) for c in cores}
+            best = min(fit.values())
+            cores = tuple(c for c in cores if fit[c] == best)
+        allocation[name] = cores[turn.get(cores, 0) % len(cores)]
+        turn[cores] = turn.get(cores, 0) + 1
     return allocation
 
 

@@ -64,8 +64,8 @@ def test_clear_errors_for_bad_instances() -> None:
 
 def test_make_instance_parses_options_and_rejects_bad_ones() -> None:
     acc = multicore()
-    inst = make_instance(_pooled(), acc, {"granularity": "fused", "rows": "2", "stacks": "a,p|c",
-                                          "priority": "memory", "objective": "edp", "allowed": "conv:1;pool:2"})  # fmt: skip
+    options = {"granularity": "fused", "rows": "2", "stacks": "a,p|c", "priority": "memory", "objective": "edp"}
+    inst = make_instance(_pooled(), acc, {**options, "allowed": "conv:1;pool:2"})
     assert inst.granularity is Granularity.FUSED and inst.rows_per_cn == 2
     assert inst.stacks == (("a", "p"), ("c",)) and inst.priority is Priority.MEMORY and inst.objective == "edp"
     assert inst.allowed_cores["c"] == (1,)
@@ -127,6 +127,20 @@ def test_manual_allocation_ping_pong_and_best_fit() -> None:
         best = max(layer_cost(hetero.workload[name], acc.core(c), acc.offchip).spatial_utilization
                    for c in hetero.allowed_cores[name])  # fmt: skip
         assert chosen == best
+
+
+def test_manual_best_fit_deals_ties_among_identical_cores_in_turn() -> None:
+    """Layers whose best fit is any of several identical cores alternate between them (not all on core 0)."""
+    hetero = MulticoreInstance(load_workload("resnet18"), load_accelerator("stream-mc-hetero"))
+    acc = hetero.accelerator
+    alloc = manual_allocation(hetero)
+    twins = [c for c in range(len(acc.cores)) if sum(acc.core(d).cost_key() == acc.core(c).cost_key()
+                                                      for d in range(len(acc.cores))) > 1]  # fmt: skip
+    assert twins, "stream-mc-hetero is expected to hold two identical cores"
+    on_twins = [n for n in hetero.workload.names if alloc[n] in twins]
+    assert {alloc[n] for n in on_twins} == set(twins)
+    counts = [sum(alloc[n] == c for n in on_twins) for c in twins]
+    assert max(counts) - min(counts) <= 1
 
 
 @pytest.mark.parametrize("granularity", ["layer", "fused"])
