@@ -87,7 +87,6 @@ import hashlib
 import json
 import math
 import os
-import platform
 import statistics
 import subprocess
 import time
@@ -95,6 +94,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from accelsched.bench.conditions import machine_conditions
 from accelsched.errors import InputError
 from accelsched.formulations.depth_first_dp import geometric_sizes
 from accelsched.hardware import load_accelerator, preset_names
@@ -204,12 +204,7 @@ def _code() -> dict[str, Any]:
 
 def _conditions() -> dict[str, Any]:
     """The machine conditions and code fingerprint recorded with every result."""
-    try:
-        load = list(os.getloadavg())
-    except OSError:  # pragma: no cover - not on every platform
-        load = []
-    return {"python": platform.python_version(), "platform": platform.platform(), "cpu_count": os.cpu_count(),
-            "load_average_1_5_15": load, "code": _code()}  # fmt: skip
+    return {**machine_conditions(), "code": _code()}
 
 
 def sweep(workload: str, hardware: str, sizes: int | None = 6, paper: bool = False, repeats: int = 3) -> dict[str, Any]:

@@ -55,8 +55,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import os
-import platform
 import random
 import statistics
 import time
@@ -65,6 +63,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from accelsched.bench.conditions import machine_conditions
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost import clear_cache
 from accelsched.hardware.cost.cn_graph import Granularity, build_cn_graph, dependencies_naive, dependencies_rtree
@@ -273,13 +272,6 @@ def gantt_png(instance: MulticoreInstance, evaluation: MulticoreEvaluation, path
 
 
 # ============================================================ benchmarks
-def _conditions() -> dict[str, Any]:
-    try:
-        load = [round(v, 2) for v in os.getloadavg()]
-    except OSError:  # pragma: no cover - not on every platform
-        load = []
-    return {"python": platform.python_version(), "platform": platform.platform(), "cpu_count": os.cpu_count(),
-            "nice": os.nice(0) if hasattr(os, "nice") else None, "load_average_1_5_15": load}  # fmt: skip
 
 
 def _random_allocations(instance: MulticoreInstance, count: int, seed: int) -> list[dict[str, int]]:
@@ -333,7 +325,7 @@ def measure_evals(
     cases: Sequence[str], hardware: str, rows: int, allocations: int, repeats: int, seed: int = 0
 ) -> dict[str, Any]:
     """The ``evals`` benchmark over ``cases``; the first case is checked against the 0.5 s budget."""
-    before = _conditions()
+    before = machine_conditions()
     rows_out = []
     for case in cases:
         result = measure_case(case, hardware, rows, allocations, repeats, seed)
@@ -345,7 +337,7 @@ def measure_evals(
             "warm_cache": "the instance's CN-cost cache holds every (CN, core) pair of the allocations, as in a GA "
                           "from its second generation on; the list scheduler and the evaluator run in full",
             "cases": rows_out, **before,
-            "load_average_after": _conditions()["load_average_1_5_15"]}  # fmt: skip
+            "load_average_after": machine_conditions()["load_average_1_5_15"]}  # fmt: skip
 
 
 def _median_time(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
@@ -359,7 +351,7 @@ def _median_time(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
 
 def measure_deps(cases: Sequence[str], repeats: int) -> dict[str, Any]:
     """The ``deps`` benchmark: R-tree and naive dependency generation on the same one-row CNs."""
-    before = _conditions()
+    before = machine_conditions()
     out = []
     for case in cases:
         workload = load_bench_workload(case)
@@ -379,7 +371,7 @@ def measure_deps(cases: Sequence[str], repeats: int) -> dict[str, Any]:
         print(f"  {case:<18} {len(cns):6d} CNs {pairs:>11,d} pair tests: R-tree {rtree_s * 1e3:8.1f} ms, naive "
               f"{naive_s * 1e3:8.1f} ms, naive/R-tree {row['naive_over_rtree']:5.2f}", flush=True)  # fmt: skip
     return {"kind": "deps", "repeats": repeats, "granularity": "fused, 1 row per CN, every layer cut",
-            "cases": out, **before, "load_average_after": _conditions()["load_average_1_5_15"]}  # fmt: skip
+            "cases": out, **before, "load_average_after": machine_conditions()["load_average_1_5_15"]}  # fmt: skip
 
 
 # ============================================================ render
