@@ -59,6 +59,8 @@ METHOD_MODULES: tuple[str, ...] = (
     "accelsched.heuristics.depth_first_rules",
     "accelsched.heuristics.multicore_manual",
     "accelsched.heuristics.multicore_ga",
+    "accelsched.formulations.core_allocation",
+    "accelsched.formulations.multicore_enumerate",
 )
 """Modules defining ``METHODS``; each formulation or heuristic module is added here."""
 

@@ -65,8 +65,6 @@ def _class(accelerator_name: str) -> str:
     return "homogeneous" if len({c.cost_key() for c in compute}) == 1 else "heterogeneous"
 
 
-
-
 def _run(
     workload: str, hardware: str, options: dict[str, str], method: str, limit: float | None, seed: int
 ) -> dict[str, Any]:
