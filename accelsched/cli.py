@@ -10,6 +10,8 @@ Commands
     Run one method of a registered problem; the solution is checked and re-evaluated.
 ``gap PROBLEM``
     Run several methods of a problem on the same instance and print their gaps.
+``bench SUITE``
+    Run a benchmark suite (tiny, small, paper; resumable) and write results and a gap report.
 ``demo``
     A short end-to-end example on built-in data.
 
@@ -86,6 +88,22 @@ def _parser() -> _Parser:
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="problem option")
         p.add_argument("--json", action="store_true", help="print JSON")
+
+    p_bench = sub.add_parser("bench", help="run a benchmark suite (resumable); write JSONL, CSV and a gap report")
+    p_bench.add_argument("suite", help="tiny, small or paper")
+    p_bench.add_argument("--problems", default=None, help="comma-separated problems (default: all with suites)")
+    p_bench.add_argument("--time-limit", type=float, default=None, metavar="S", help="time limit per run, seconds")
+    p_bench.add_argument("--seeds", type=int, default=None, metavar="N", help="seeds of the seeded methods")
+    p_bench.add_argument("--out", default=None, metavar="DIR", help="output directory (default bench_SUITE)")
+    p_bench.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="parallel workers (default: one per CPU; 0: in this process)",
+    )
+    p_bench.add_argument("--dask", default=None, metavar="ADDRESS", help="local, or tcp://HOST:PORT of a scheduler")
+    p_bench.add_argument("--retry-errors", action="store_true", help="run again the cells recorded as ERROR")
 
     sub.add_parser("demo", help="a short end-to-end example on built-in data")
     return parser
@@ -422,6 +440,14 @@ def _demo_partition() -> None:
     print()
 
 
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from accelsched.bench.runner import bench
+
+    problems = [p for p in args.problems.split(",") if p] if args.problems else None
+    return bench(args.suite, problems, time_limit_s=args.time_limit, seeds=args.seeds, out=args.out,
+                 workers=args.workers, dask=args.dask, retry_errors=args.retry_errors)  # fmt: skip
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``accelsched`` command; returns the exit status."""
     args = _parser().parse_args(argv)
@@ -441,6 +467,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             return _cmd_evaluate_solution(args) if args.problem else _cmd_evaluate(args)
         if args.command in ("solve", "gap"):
             return _cmd_solve_or_gap(args)
+        if args.command == "bench":
+            return _cmd_bench(args)
         return _cmd_demo()
     except InputError as exc:
         print(f"accelsched: error: {exc.one_line()}", file=sys.stderr)
