@@ -43,6 +43,7 @@ __all__ = [
     "LinearModel",
     "LinearSolution",
     "MatrixForm",
+    "PointValues",
     "Var",
     "VarValues",
     "WarmStart",
@@ -190,6 +191,10 @@ class Var(_Operand):
 
 
 _Part = tuple[float, _Operand]
+
+
+PointValues: TypeAlias = "Mapping[Var, float] | Mapping[str, float] | Mapping[Var | str, float]"
+"""Values of some variables keyed by variable or by name (a warm start, a point to check)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -711,7 +716,7 @@ class LinearModel:
             )
         return self._matrix
 
-    def max_violation(self, values: Mapping[Var | str, float] | VarValues, *, check_integrality: bool = True) -> float:
+    def max_violation(self, values: PointValues | VarValues, *, check_integrality: bool = True) -> float:
         """Largest violation of a bound, a constraint or integrality at ``values``.
 
         Parameters
@@ -738,7 +743,7 @@ class LinearModel:
             worst = max(worst, float(np.max(np.abs(xi - np.round(xi)), initial=0.0)))
         return worst
 
-    def _dense(self, values: Mapping[Var | str, float] | VarValues) -> FloatArray:
+    def _dense(self, values: PointValues | VarValues) -> FloatArray:
         if isinstance(values, VarValues):
             return values.array
         x = np.full(len(self._vars), np.nan)
@@ -815,7 +820,7 @@ class WarmStart:
     value: FloatArray
 
     @classmethod
-    def from_mapping(cls, model: LinearModel, start: Mapping[Var | str, float]) -> WarmStart:
+    def from_mapping(cls, model: LinearModel, start: PointValues) -> WarmStart:
         """Resolve a mapping by variable or name against ``model``.
 
         Raises
@@ -1009,7 +1014,7 @@ def solve(
     model: LinearModel,
     backend: str = "highs",
     options: SolveOptions | None = None,
-    warm_start: Mapping[Var | str, float] | None = None,
+    warm_start: PointValues | None = None,
 ) -> LinearSolution:
     """Solve a :class:`LinearModel` with one backend.
 

@@ -44,7 +44,8 @@ def test_seeded_methods_run_once_per_seed_and_overrides_apply() -> None:
 
 
 def test_instance_id_and_dict() -> None:
-    spec = InstanceSpec("random:4:1", "stream-mc-hetero", 2, {"granularity": "fused", "rows": "8"})
+    options = {"granularity": "fused", "rows": "8"}  # a mapping is accepted and stored as pairs
+    spec = InstanceSpec("random:4:1", "stream-mc-hetero", 2, options)  # type: ignore[arg-type]
     assert spec.id == "random:4:1@stream-mc-hetero/b2/granularity=fused,rows=8"
     assert spec.to_dict()["options"] == {"granularity": "fused", "rows": "8"}
     assert InstanceSpec("w", "h", name="mine").id == "mine"

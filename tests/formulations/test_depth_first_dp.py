@@ -28,7 +28,7 @@ GRID = StrategyGrid(sizes_per_axis=2, modes=(OverlapMode.FULLY_RECOMPUTE, Overla
 
 def small_workloads(count: int) -> list[Workload]:
     """Seeded random DAGs of 4-5 layers with one output (branches, strides, pooling, adds)."""
-    out = []
+    out: list[Workload] = []
     seed = 0
     while len(out) < count:
         workload = random_workload(4 + seed % 2, seed, channels=(4, 8), height=12, width=12)
@@ -79,10 +79,11 @@ def test_dp_is_never_worse_than_the_rules_and_baselines() -> None:
             instance = DepthFirstInstance(workload, acc, metric)
             results = {name: run_method(problem, instance, m, SolveOptions()) for name, m in table.items()}
             best = results["dp"].objective
+            assert best is not None
             assert results["dp"].status is Status.OPTIMAL
             for name, result in results.items():
                 assert result.status in (Status.OPTIMAL, Status.FEASIBLE)
-                assert best <= result.objective * (1 + 1e-12), name
+                assert result.objective is not None and best <= result.objective * (1 + 1e-12), name
 
 
 def test_dp_reports_a_time_limit_as_a_status() -> None:

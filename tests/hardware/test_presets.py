@@ -9,7 +9,7 @@ import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -56,11 +56,11 @@ class Facts:
     bus_bytes_per_cycle: float | None = None
 
 
-def _same(spatial: dict[str, int], n: int, kinds: frozenset[OpKind] = ALL_KINDS) -> dict[str, tuple]:
+def _same(spatial: dict[str, int], n: int, kinds: frozenset[OpKind] = ALL_KINDS) -> dict[str, Any]:
     return {"spatial": (spatial,) * n, "kinds": (kinds,) * n}
 
 
-def _stream(*compute: dict[str, int]) -> dict[str, tuple]:
+def _stream(*compute: dict[str, int]) -> dict[str, Any]:
     """Stream: the compute cores, then the SIMD core that runs pooling and element-wise layers."""
     return {
         "spatial": (*compute, {"G": 64}),
@@ -68,14 +68,14 @@ def _stream(*compute: dict[str, int]) -> dict[str, tuple]:
     }
 
 
-SET_COMMON = {
+SET_COMMON: dict[str, Any] = {
     "clock_hz": 1e9,
     "dram_read_pj_per_byte": 7.5 * 8,
     "dram_write_pj_per_byte": 7.5 * 8,
     "hop_pj_per_byte": 0.7 * 8,
     "link_bytes_per_cycle": 24,
 }
-ATOMIC_COMMON = {
+ATOMIC_COMMON: dict[str, Any] = {
     "clock_hz": 500e6,
     "dram_bytes_per_cycle": 128e9 / 500e6,
     "dram_read_pj_per_byte": 7 * 8,
@@ -84,7 +84,7 @@ ATOMIC_COMMON = {
     "mesh": (8, 8),
     "hop_pj_per_byte": 0.61 * 8,
 }
-STREAM_COMMON = {
+STREAM_COMMON: dict[str, Any] = {
     "clock_hz": 1e9,
     "dram_bytes_per_cycle": 64 / 8,
     "dram_read_pj_per_byte": 650 / 8,
@@ -92,7 +92,7 @@ STREAM_COMMON = {
     "sram_bytes": MIB,
     "bus_bytes_per_cycle": 128 / 8,
 }
-COCCO_COMMON = {
+COCCO_COMMON: dict[str, Any] = {
     "clock_hz": 1e9,
     "dram_bytes_per_cycle": 16e9 / 1e9,
     "dram_read_pj_per_byte": 12.5 * 8,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from accelsched.hardware.spec import Accelerator, Bus, Core, MemoryLevel, Mesh, OffChip
@@ -44,7 +46,7 @@ def test_core_derived() -> None:
         ({"mac_energy_pj": -1.0}, "mac_energy_pj must be >= 0"),
     ],
 )
-def test_core_validation(changes: dict[str, object], message: str) -> None:
+def test_core_validation(changes: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         core(**changes)
 

@@ -67,9 +67,8 @@ def test_weights_choose_the_operator() -> None:
     only_divide = {op: 0.0 for op in OPERATORS if op != "divide"}
     for seed in range(20):
         moved = neighbour(tree, edges, np.random.default_rng(seed), weights=only_divide)
-        assert moved is not None and moved.root.children[1] == Cut(
-            moved.root.children[1].kind, 8, 2, (Leaf("b", 4), Leaf("c", 4), Leaf("d", 4))
-        )
+        assert moved is not None and isinstance(cut := moved.root.children[1], Cut)
+        assert cut == Cut(cut.kind, 8, 2, (Leaf("b", 4), Leaf("c", 4), Leaf("d", 4)))
 
 
 def test_an_iteration_of_the_sa_always_proposes_a_neighbour_when_one_exists() -> None:

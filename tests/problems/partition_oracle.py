@@ -50,7 +50,7 @@ def set_partitions(n: int) -> Iterator[list[list[int]]]:
 def _ordered(instance: PartitionInstance, blocks: list[list[int]]) -> list[list[int]] | None:
     """The blocks in a topological order of the block graph, or None when it has a cycle."""
     where = {i: k for k, block in enumerate(blocks) for i in block}
-    graph = nx.DiGraph()
+    graph: nx.DiGraph[int] = nx.DiGraph()
     graph.add_nodes_from(range(len(blocks)))
     for v, preds in enumerate(instance.cost_model.preds):
         for p in preds:

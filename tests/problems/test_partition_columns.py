@@ -19,7 +19,7 @@ def all_valid_subsets(instance: PartitionInstance) -> set[tuple[int, ...]]:
     """Every weakly connected, convex subset that fits the largest capacities, by brute force."""
     model = instance.cost_model
     n = instance.n_layers
-    graph = nx.DiGraph()
+    graph: nx.DiGraph[int] = nx.DiGraph()
     graph.add_nodes_from(range(n))
     graph.add_edges_from((p, v) for v, ps in enumerate(model.preds) for p in ps)
     reach = {u: nx.descendants(graph, u) for u in range(n)}

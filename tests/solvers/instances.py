@@ -159,7 +159,8 @@ def jobshop_cpsat(
     """Intervals per operation, NoOverlap per machine, makespan = max of job ends."""
     m = cp_model.CpModel()
     horizon = sum(d for job in jobs for _, d in job)
-    start, end, by_machine = {}, {}, {}
+    start, end = {}, {}
+    by_machine: dict[int, list[cp_model.IntervalVar]] = {}
     for j, job in enumerate(jobs):
         for k, (mach, dur) in enumerate(job):
             s = m.new_int_var(0, horizon, f"s[{j},{k}]")

@@ -20,7 +20,7 @@ def test_defaults() -> None:
 
 
 def test_numbers_are_normalised() -> None:
-    opts = SolveOptions(time_limit_s=2, threads=np.int64(3), rel_gap=0, seed=np.int32(5))
+    opts = SolveOptions(time_limit_s=2, threads=np.int64(3), rel_gap=0, seed=np.int32(5))  # type: ignore[arg-type]
     assert opts.time_limit_s == 2.0 and isinstance(opts.time_limit_s, float)
     assert opts.threads == 3 and type(opts.threads) is int
     assert opts.seed == 5 and type(opts.seed) is int

@@ -167,7 +167,7 @@ def test_solve_stats_validation() -> None:
         SolveStats(trace=((1.0, 5.0), (0.5, 4.0)))
     with pytest.raises(ValueError, match=r"field trace\[0\] must be"):
         SolveStats(trace=((0.0, float("nan")),))
-    assert SolveStats(trace=[[0, 3]]).trace == ((0.0, 3.0),)  # type: ignore[list-item]
+    assert SolveStats(trace=[[0, 3]]).trace == ((0.0, 3.0),)  # type: ignore[arg-type]
 
 
 def test_verify_objective_accepts_within_tolerance() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from accelsched.hardware.cost.depth_first_tiles import AxisSchedule, input_interval, schedule_axis, tile_bounds
 from accelsched.models.builder import NetBuilder
-from accelsched.models.layer import Layer
+from accelsched.models.layer import Layer, OpKind
 from accelsched.models.registry import load_workload
 from accelsched.models.workload import Workload
 from accelsched.models.zoo.defines import padding_free_chain
@@ -25,7 +25,7 @@ def spans(schedule: AxisSchedule) -> list[tuple[int, dict[str, tuple[int, int, i
 
 
 def test_input_interval_adds_the_halo_and_clips_to_the_input() -> None:
-    layer = Layer("c", "conv", K=1, C=1, OY=8, OX=8, FY=3, FX=3, stride_y=2, stride_x=2, padding=(1, 1, 1, 1))
+    layer = Layer("c", OpKind.CONV, K=1, C=1, OY=8, OX=8, FY=3, FX=3, stride_y=2, stride_x=2, padding=(1, 1, 1, 1))
     # output columns [2, 4) with stride 2, kernel 3, padding 1 read [3, 8)
     assert input_interval(layer, "x", (2, 4)) == (3, 8)
     # the first output column's window starts in the padding: clipped at 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,8 +14,8 @@ from accelsched.models.layer import Layer, OpKind
 from tests.hardware.cost.helpers import flat_core, offchip
 
 
-def conv(**kw: int) -> Layer:
-    base = {"K": 4, "C": 2, "OY": 2, "OX": 2}
+def conv(**kw: Any) -> Layer:
+    base: dict[str, Any] = {"K": 4, "C": 2, "OY": 2, "OX": 2}
     base.update(kw)
     return Layer("L", OpKind.CONV, **base)
 

@@ -99,7 +99,7 @@ def test_diamond_tree_by_hand() -> None:
     assert s_cut.stages == (0, 0, 1)  # b and c read a (outside the cut), d reads both
     assert s_cut.npt_cycles == pytest.approx((npt["b"] + npt["c"] + npt["d"]) * (4 + 1) / 4)
     assert info.root.npt_cycles == pytest.approx(npt["a"] + s_cut.npt_cycles)
-    assert info.root.tiles == serpentine_order(acc.interconnect) == s_cut.tiles  # type: ignore[arg-type]
+    assert info.root.tiles == serpentine_order(acc.interconnect) == s_cut.tiles
     assert info.leaf("a").tiles == info.root.tiles
     groups = [info.nodes[f"root/1/{k}"].tiles for k in range(3)]
     assert sum(groups, ()) == s_cut.tiles  # contiguous ranges, in order, covering the cut's tiles
