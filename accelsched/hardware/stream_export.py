@@ -21,8 +21,9 @@ examples ``stream/inputs/examples/hardware/*.yaml`` and ``cores/*.yaml``:
   ``type`` read / write / read_write, ``bandwidth_min`` / ``bandwidth_max`` in
   bits per cycle, ``allocation`` as ``"operand, direction"``) and
   ``served_dimensions``; ``operational_array`` (``unit_energy`` pJ per MAC,
-  ``unit_area``, ``dimensions`` ``D1..Dn``, ``sizes``); ``dataflows`` (``D1: ["K, 32"]``,
-  the spatial unrolling); and Stream's ``operator_types`` extension.
+  ``unit_area``, ``dimensions`` ``D1..Dn``, ``sizes``); optionally ``dataflows``
+  (``D1: ["K, 32"]``, the spatial unrolling, see below); and Stream's ``operator_types``
+  extension.
 
 Translation
 -----------
@@ -68,6 +69,26 @@ as in Stream's example). The SIMD core of the ``stream-*`` presets is exported
 like any core: a ``G``-unrolled array (``dataflows: D1: ["G, 64"]``) with
 ``operator_types`` of pooling and element-wise operators. Operand precisions are
 per layer in accelsched, so the optional ``operand_precision`` is not written.
+
+*Dataflows.* Stream 2.1.1 names the loops of a parsed ONNX layer by position
+(``D0``, ``D1``, ...), not ``K`` / ``C`` / ``OX``: a ``dataflows`` entry naming a loop
+is dropped with the warning "User provided spatial unrolling C is not defined in
+Loop Dimension Sizes ... Removing C", which leaves the array idle (every MAC in
+series; FSRCNN then takes about 30x the cycles). So by default no ``dataflows``
+are written and ZigZag searches each layer's unrolling on the array's sizes, as
+Stream's own examples do; ``dataflows=True`` writes the preset's unrolling for a
+Stream that names loops. The array sizes and memories are the same either way.
+
+Running the case in Stream: export the workload with
+``accelsched.models.onnx_io.to_onnx(workload, "net.onnx", flavor="stream")`` and the
+preset with :func:`export_stream`, then in a Python 3.12 environment with
+``pip install stream-dse==2.1.1 six``::
+
+    from stream.api import evaluate_mapping
+    evaluate_mapping("hw/<preset>.yaml", "net.onnx", "out/")
+
+``python -m accelsched.bench.stream_crosscheck`` runs that for a list of workloads
+and presets and sets Stream's figures beside accelsched's.
 
 The YAML is written by a small emitter for this subset (mappings, lists, numbers,
 strings; strings that YAML could misread are double-quoted, floats always carry a
@@ -207,8 +228,8 @@ def _ports(owner: str, mem: MemoryLevel, operands: Sequence[str]) -> list[dict[s
     return ports
 
 
-def _core_document(core: Core, name: str) -> dict[str, Any]:
-    """The ZigZag core file of ``core``."""
+def _core_document(core: Core, name: str, dataflows: bool) -> dict[str, Any]:
+    """The ZigZag core file of ``core`` (with its spatial unrolling as ``dataflows`` if asked)."""
     owner = f"core {core.id} ({core.name!r})"
     missing = [op for op in OPERANDS if not core.hierarchy.get(op)]
     if missing:
@@ -241,8 +262,9 @@ def _core_document(core: Core, name: str) -> dict[str, Any]:
             "dimensions": dims,
             "sizes": [size for _, size in core.spatial],
         },
-        "dataflows": {d: [f"{loop}, {size}"] for d, (loop, size) in zip(dims, core.spatial, strict=True)},
     }
+    if dataflows:
+        doc["dataflows"] = {d: [f"{loop}, {size}"] for d, (loop, size) in zip(dims, core.spatial, strict=True)}
     if core.supported != frozenset(OpKind):
         types = (t for kind in OpKind if kind in core.supported for t in _ONNX_TYPES[kind])
         doc["operator_types"] = list(dict.fromkeys(types))
@@ -276,8 +298,13 @@ def _offchip_document(acc: Accelerator, name: str) -> dict[str, Any]:
     }
 
 
-def stream_documents(accelerator: Accelerator) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+def stream_documents(
+    accelerator: Accelerator, *, dataflows: bool = False
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The accelerator file and the core files of ``accelerator`` as plain (JSON-compatible) data.
+
+    ``dataflows`` writes each core's spatial unrolling (off by default: Stream 2.1.1
+    drops named unrollings, see the module docstring).
 
     Returns
     -------
@@ -305,7 +332,7 @@ def stream_documents(accelerator: Accelerator) -> tuple[dict[str, Any], dict[str
     refs: dict[int, str] = {}
     for core in accelerator.cores:
         stem = base = _file_stem(core.name)
-        doc = _core_document(core, core.name)
+        doc = _core_document(core, core.name, dataflows)
         for suffix in itertools.count(2):
             if stem not in cores or cores[stem] == doc:
                 break
@@ -339,8 +366,10 @@ def stream_documents(accelerator: Accelerator) -> tuple[dict[str, Any], dict[str
     return accelerator_doc, cores
 
 
-def export_stream(accelerator: Accelerator, directory: str | Path) -> list[Path]:
+def export_stream(accelerator: Accelerator, directory: str | Path, *, dataflows: bool = False) -> list[Path]:
     """Write ``accelerator`` as Stream hardware input under ``directory``.
+
+    ``dataflows`` as in :func:`stream_documents`.
 
     Files: ``<directory>/<name>.yaml`` (the accelerator) and
     ``<directory>/cores/<core type>.yaml`` (one per core type, plus ``offchip.yaml``).
@@ -357,7 +386,7 @@ def export_stream(accelerator: Accelerator, directory: str | Path) -> list[Path]
     ValueError
         See :func:`stream_documents`.
     """
-    accelerator_doc, cores = stream_documents(accelerator)
+    accelerator_doc, cores = stream_documents(accelerator, dataflows=dataflows)
     folder = Path(directory)
     (folder / "cores").mkdir(parents=True, exist_ok=True)
     header = [f"Stream {STREAM_VERSION} hardware input (zigzag-dse {ZIGZAG_VERSION} cores) written by accelsched",

@@ -63,6 +63,28 @@ or strides (written as a 1x1 ``Conv``); ``dilation`` of 1x1-window layers; the
 ``grid`` (``OY, OX``) of a MATMUL whose rows are not laid out like its I
 producer's map. :func:`load_onnx` reads these back, so the round trip gives an
 equal workload; a foreign file has none of them and the defaults apply.
+
+Stream flavor
+-------------
+``to_onnx(workload, path, flavor="stream")`` writes the variant that KU Leuven's
+Stream (``stream-dse`` 2.1.1, Python >= 3.12) parses: its ONNX front end has no
+``ConstantOfShape``, ``Sum`` or ``Concat`` parser and takes a tensor's precision from
+its element type. So weights are zero-filled initializers (the file holds the weight
+bytes: 11 MB for ResNet-18 at 8 bits), element-wise layers are chains of binary
+``Add``, every tensor has the integer type of its layer's precision (8 bits ->
+``int8``, 16 -> ``int16``, 32 -> ``int32``), and a layer that reads several
+producers (a ``Concat``) is refused with an :class:`InputError` naming it. ONNX
+defines ``Conv`` and ``MaxPool`` on floats only, so this variant passes
+``onnx.checker.check_model`` but not its ``full_check`` type inference (Stream
+infers shapes without it); :func:`load_onnx` still reads it back to an equal
+workload. Run it in Stream (separate Python 3.12 environment with ``pip install
+stream-dse==2.1.1 six``) with the preset written by
+:func:`accelsched.hardware.stream_export.export_stream`::
+
+    from stream.api import evaluate_mapping
+    evaluate_mapping("hw/stream-mc-homtpu.yaml", "fsrcnn.onnx", "out/")
+
+``python -m accelsched.bench.stream_crosscheck`` does both and compares the figures.
 """
 
 from __future__ import annotations
@@ -83,7 +105,7 @@ from accelsched.errors import InputError
 from accelsched.models.layer import Layer, OpKind, effective_padding
 from accelsched.models.workload import Workload
 
-__all__ = ["DEFAULT_BITS", "ELEMENT_BITS", "EXPORT_OPSET", "load_onnx", "to_onnx"]
+__all__ = ["DEFAULT_BITS", "ELEMENT_BITS", "EXPORT_FLAVORS", "EXPORT_OPSET", "load_onnx", "to_onnx"]
 
 META_KEY = "accelsched"
 """Key of the JSON object in a node's ``doc_string`` holding what ONNX cannot express."""
@@ -97,6 +119,12 @@ EXPORT_OPSET = 17
 """Opset of the models written by :func:`to_onnx`."""
 
 _EXPORT_IR_VERSION = 8
+
+EXPORT_FLAVORS = ("onnx", "stream")
+"""``onnx``: standard ONNX without weight data; ``stream``: what Stream 2.1.1 parses (module docstring)."""
+
+_STREAM_TYPES = {8: (TensorProto.INT8, np.int8), 16: (TensorProto.INT16, np.int16), 32: (TensorProto.INT32, np.int32)}
+"""Element type of a tensor of the given bits in the Stream flavor."""
 
 DEFAULT_BITS = 8
 """Precision of a tensor whose element type is unknown."""
@@ -946,8 +974,11 @@ def load_onnx(
 class _Exporter:
     """Writes one workload as a shape-only ONNX graph; see the module docstring."""
 
-    def __init__(self, workload: Workload) -> None:
+    def __init__(self, workload: Workload, flavor: str = "onnx") -> None:
+        if flavor not in EXPORT_FLAVORS:
+            raise InputError(f"unknown ONNX flavor {flavor!r}", "to_onnx(flavor=...)", f"use one of {EXPORT_FLAVORS}")
         self.workload = workload
+        self.stream = flavor == "stream"
         self.nodes: list[onnx.NodeProto] = []
         self.initializers: list[TensorProto] = []
         self.inputs: list[onnx.ValueInfoProto] = []
@@ -981,8 +1012,23 @@ class _Exporter:
         self.initializers.append(numpy_helper.from_array(np.asarray(values, dtype=np.int64), name))
         return name
 
+    def element(self, bits: int, where: str) -> int:
+        """The element type of a tensor of ``bits`` (float in the standard flavor)."""
+        if not self.stream:
+            return TensorProto.FLOAT
+        if bits not in _STREAM_TYPES:
+            raise InputError(f"{where} has {bits}-bit elements, which the Stream flavor cannot type",
+                             f"workload {self.workload.name!r}", "use 8, 16 or 32 bits")  # fmt: skip
+        return _STREAM_TYPES[bits][0]
+
     def weight(self, layer: Layer, shape: Sequence[int]) -> str:
-        """A zero weight tensor of ``shape``: ``ConstantOfShape`` of a tiny initializer."""
+        """A zero weight tensor of ``shape``: ``ConstantOfShape`` of a tiny initializer (Stream: an initializer)."""
+        if self.stream:
+            self.element(layer.weight_bits, f"layer {layer.name!r}")
+            name = self.tensor(f"{layer.name}/W")
+            zeros = np.zeros(list(shape), dtype=_STREAM_TYPES[layer.weight_bits][1])
+            self.initializers.append(numpy_helper.from_array(zeros, name))
+            return name
         dims = self.ints(f"{layer.name}/W_shape", shape)
         out = self.tensor(f"{layer.name}/W")
         value = helper.make_tensor("value", TensorProto.FLOAT, [1], [0.0])
@@ -1002,8 +1048,15 @@ class _Exporter:
     def layer_input(self, layer: Layer) -> str:
         """The I operand as an ``N x C x H x W`` tensor: producers concatenated, or a graph input."""
         if not layer.inputs:
-            return self.graph_input((layer.B, layer.in_channels, layer.IY, layer.IX))
+            return self.graph_input((layer.B, layer.in_channels, layer.IY, layer.IX), layer.input_bits)
         producers = [self.workload[p] for p in layer.inputs]
+        if self.stream and len(producers) > 1:
+            raise InputError(
+                f"layer {layer.name!r} concatenates {len(producers)} producers, and Stream 2.1.1 has no ONNX Concat "
+                "parser",
+                f"workload {self.workload.name!r}",
+                "export this workload with flavor='onnx', or run in Stream a workload without concatenations",
+            )
         if len({(p.OY, p.OX) for p in producers}) > 1:
             sizes = ", ".join(f"{p.name}: {p.OY}x{p.OX}" for p in producers)
             raise InputError(
@@ -1016,11 +1069,12 @@ class _Exporter:
         out = self.tensor(f"{layer.name}/concat")
         return self.node("Concat", layer.inputs, out, name=f"{layer.name}/concat", axis=1)
 
-    def graph_input(self, shape: tuple[int, ...]) -> str:
+    def graph_input(self, shape: tuple[int, ...], bits: int) -> str:
         """A graph input of ``shape``, shared by every source layer reading that shape."""
         if shape not in self.input_by_shape:
             name = self.tensor("input")
-            self.inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, list(shape)))
+            element = self.element(bits, "the network input")
+            self.inputs.append(helper.make_tensor_value_info(name, element, list(shape)))
             self.input_by_shape[shape] = name
         return self.input_by_shape[shape]
 
@@ -1131,7 +1185,14 @@ class _Exporter:
                 "give the layer the operands' size",
             )
         doc = self.doc(layer, dilation=self.dilation(layer))
-        self.node("Sum", operands, layer.name, name=layer.name, doc=doc)
+        if not self.stream or len(operands) == 1:
+            self.node("Sum", operands, layer.name, name=layer.name, doc=doc)
+            return
+        total = operands[0]
+        for k, operand in enumerate(operands[1:], start=2):  # Stream: a chain of binary Adds, the last one the layer
+            last = k == len(operands)
+            total = self.node("Add", [total, operand], layer.name if last else self.tensor(f"{layer.name}/add"),
+                              name=layer.name if last else f"{layer.name}/add", doc=doc if last else None)  # fmt: skip
 
     def build(self) -> onnx.ModelProto:
         writers: dict[OpKind, Callable[[Layer], None]] = {
@@ -1146,7 +1207,7 @@ class _Exporter:
         outputs = [
             helper.make_tensor_value_info(
                 n,
-                TensorProto.FLOAT,
+                self.element(self.workload[n].output_bits, f"layer {n!r}"),
                 [self.workload[n].B, self.workload[n].out_channels, self.workload[n].OY, self.workload[n].OX],
             )
             for n in self.workload.sinks
@@ -1162,7 +1223,7 @@ class _Exporter:
         return model
 
 
-def to_onnx(workload: Workload, path: str | Path | None = None) -> onnx.ModelProto:
+def to_onnx(workload: Workload, path: str | Path | None = None, flavor: str = "onnx") -> onnx.ModelProto:
     """Write ``workload`` as a shape-only ONNX model.
 
     The model passes ``onnx.checker.check_model(model, full_check=True)`` and
@@ -1175,6 +1236,10 @@ def to_onnx(workload: Workload, path: str | Path | None = None) -> onnx.ModelPro
         The workload to write.
     path
         Where to save the model; None only returns it.
+    flavor
+        ``onnx`` (the above) or ``stream``: the variant Stream 2.1.1 parses (weights as
+        zero initializers, integer element types, ``Add`` chains, no ``Concat``; it
+        passes ``check_model`` without ``full_check``), see the module docstring.
 
     Returns
     -------
@@ -1185,9 +1250,11 @@ def to_onnx(workload: Workload, path: str | Path | None = None) -> onnx.ModelPro
     ------
     InputError
         A layer ONNX cannot express: a matmul with strides, producers of different
-        sizes concatenated, an element-wise layer larger than all its operands.
+        sizes concatenated, an element-wise layer larger than all its operands; in the
+        Stream flavor also any concatenation and precisions other than 8, 16, 32 bits;
+        an unknown flavor.
     """
-    model = _Exporter(workload).build()
+    model = _Exporter(workload, flavor).build()
     if path is not None:
         onnx.save(model, str(path))
     return model

@@ -106,7 +106,7 @@ def _block(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[Any, int]
 @pytest.fixture(scope="module", params=STREAM_PRESETS)
 def exported(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     acc = load_accelerator(request.param)
-    paths = export_stream(acc, tmp_path_factory.mktemp(request.param))
+    paths = export_stream(acc, tmp_path_factory.mktemp(request.param), dataflows=True)
     return {"acc": acc, "paths": paths, "docs": {p: parse_yaml(p.read_text()) for p in paths}}
 
 
@@ -124,7 +124,7 @@ def test_there_are_seven_stream_presets() -> None:
 
 
 def test_files_parse_back_to_the_documents(exported: dict[str, Any]) -> None:
-    accelerator_doc, cores = stream_documents(exported["acc"])
+    accelerator_doc, cores = stream_documents(exported["acc"], dataflows=True)
     paths = exported["paths"]
     assert exported["docs"][paths[0]] == accelerator_doc
     assert [p.stem for p in paths[1:]] == list(cores)
@@ -210,7 +210,7 @@ def _check_memory(core: Core, mem: MemoryLevel, doc: dict[str, Any], array: dict
 
 
 def test_served_dimensions_follow_operand_relevance() -> None:
-    _, cores = stream_documents(load_accelerator("stream-mc-hetero"))
+    _, cores = stream_documents(load_accelerator("stream-mc-hetero"), dataflows=True)
     tpu, eyeriss, envision = cores["tpu"]["memories"], cores["eyeriss"]["memories"], cores["envision"]["memories"]
     assert cores["tpu"]["dataflows"] == {"D1": ["C, 32"], "D2": ["K, 32"]}
     assert tpu["i_rf"]["served_dimensions"] == ["D2"]  # one input file per C row, multicast along K
@@ -308,3 +308,12 @@ def test_scalars_yaml_could_misread_are_quoted_and_read_back() -> None:
         to_yaml({"x": math.inf})
     with pytest.raises(TypeError, match="cannot write"):
         to_yaml({"x": None})
+
+
+def test_dataflows_are_written_only_when_asked() -> None:
+    """Stream 2.1.1 drops unrollings that name loops (it names them by position): omitted by default."""
+    plain, with_flows = (stream_documents(load_accelerator("stream-mc-hetero"), dataflows=d)[1] for d in (False, True))
+    assert all("dataflows" not in doc for doc in plain.values())
+    for stem, doc in with_flows.items():
+        rest = {k: v for k, v in doc.items() if k != "dataflows"}
+        assert rest == plain[stem]
