@@ -40,6 +40,7 @@ PROBLEM_MODULES: tuple[str, ...] = (
     "accelsched.problems.ra_tree",
     "accelsched.problems.depth_first",
     "accelsched.problems.multicore",
+    "accelsched.problems.atomic",
 )
 """Modules defining ``PROBLEM``; each problem issue adds its module here."""
 
@@ -61,6 +62,8 @@ METHOD_MODULES: tuple[str, ...] = (
     "accelsched.heuristics.multicore_ga",
     "accelsched.formulations.core_allocation",
     "accelsched.formulations.multicore_enumerate",
+    "accelsched.formulations.atomic_rounds",
+    "accelsched.formulations.atomic_jobshop",
 )
 """Modules defining ``METHODS``; each formulation or heuristic module is added here."""
 

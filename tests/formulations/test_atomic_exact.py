@@ -1,0 +1,101 @@
+"""The atomic round model (``cpsat-rounds``) against brute force, and the job shop (``cpsat-jobshop``) below it."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import pytest
+
+from accelsched.formulations.atomic_jobshop import jobshop_model, rounds_from_starts
+from accelsched.formulations.atomic_rounds import RoundsCpSat, greedy_rounds
+from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, check, lower_bounds
+from accelsched.registry import get_method, run_method
+from accelsched.solvers import SolveOptions, Status, solve_cpsat
+
+ROUNDS = get_method("atomic", "cpsat-rounds")
+JOBSHOP = get_method("atomic", "cpsat-jobshop")
+OPTIONS = SolveOptions(time_limit_s=60, threads=1, seed=0)
+SEEDS = range(120)
+
+
+def random_instance(seed: int) -> AtomicInstance:
+    """5-10 atoms, 2-4 engines, edge density 0.15-0.45 by seed."""
+    dag = AtomDag.random(5 + seed % 6, seed, edge_probability=0.15 + 0.1 * (seed % 4))
+    return AtomicInstance(dag, 2 + seed % 3)
+
+
+def brute_force(instance: AtomicInstance) -> int:
+    """Least round latency by dynamic programming over down-sets (sets of atoms closed under predecessors).
+
+    From the set ``S`` already run, the next round is any non-empty set of at most ``N`` atoms whose producers are
+    all in ``S``; ``f(S) = min over rounds T of max(t_T) + f(S | T)``. Independent of the CP-SAT model.
+    """
+    dag, n = instance.dag, len(instance.dag.atoms)
+    need = [sum(1 << p for p in dag.predecessors[a]) for a in range(n)]
+    full = (1 << n) - 1
+
+    @functools.cache
+    def best(done: int) -> int:
+        if done == full:
+            return 0
+        ready = [a for a in range(n) if not done >> a & 1 and need[a] & done == need[a]]
+        value = None
+        for size in range(1, min(instance.n_engines, len(ready)) + 1):
+            for chosen in itertools.combinations(ready, size):
+                mask = sum(1 << a for a in chosen)
+                total = max(dag.durations[a] for a in chosen) + best(done | mask)
+                value = total if value is None else min(value, total)
+        assert value is not None
+        return value
+
+    return best(0)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_round_optimum_equals_brute_force_and_bounds_the_job_shop(seed: int) -> None:
+    instance = random_instance(seed)
+    rounds = run_method(PROBLEM, instance, ROUNDS, OPTIONS)  # checked, and its objective equals the evaluator's
+    assert rounds.status is Status.OPTIMAL and rounds.bound == rounds.objective
+    assert rounds.cost is not None and rounds.objective == rounds.cost.latency_cycles
+    assert rounds.objective == brute_force(instance)
+    jobshop = run_method(PROBLEM, instance, JOBSHOP, OPTIONS)
+    assert jobshop.bound is not None and jobshop.objective is not None
+    assert jobshop.bound <= rounds.objective <= jobshop.objective  # the job shop's makespan never above the rounds
+    assert max(lower_bounds(instance)) <= jobshop.bound
+
+
+def test_greedy_rounds_are_valid_and_never_below_the_optimum() -> None:
+    for seed in range(20):
+        instance = random_instance(seed)
+        schedule = greedy_rounds(instance)
+        check(instance, schedule)
+        assert PROBLEM.evaluate(instance, schedule).latency_cycles >= brute_force(instance)
+
+
+def test_the_model_objective_is_the_evaluators_latency() -> None:
+    instance = random_instance(7)
+    model = RoundsCpSat(instance)
+    answer = solve_cpsat(model.model, OPTIONS, model.hints(greedy_rounds(instance)))
+    schedule = model.decode(answer)
+    check(instance, schedule)
+    assert answer.objective == PROBLEM.evaluate(instance, schedule).latency_cycles
+
+
+def test_rounds_read_off_a_job_shop_schedule_are_valid() -> None:
+    for seed in range(10):
+        instance = random_instance(seed)
+        model, starts, _ = jobshop_model(instance)
+        answer = solve_cpsat(model, OPTIONS)
+        check(instance, rounds_from_starts(instance, [answer.value(s) for s in starts]))
+
+
+def test_a_bad_warm_start_is_ignored_with_a_note_and_other_objectives_are_refused() -> None:
+    instance = random_instance(3)
+    broken = RoundSchedule(((0,),))
+    result = run_method(PROBLEM, instance, ROUNDS, OPTIONS, warm_start=broken)
+    assert result.status is Status.OPTIMAL and "the warm start is ignored: rule 1" in result.stats.native_status
+    energy = AtomicInstance(instance.dag, instance.n_engines, objective="energy")
+    for method in (ROUNDS, JOBSHOP):
+        refused = run_method(PROBLEM, energy, method, OPTIONS)
+        assert refused.status is Status.ERROR and "minimizes latency" in refused.stats.native_status
