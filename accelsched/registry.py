@@ -64,6 +64,7 @@ METHOD_MODULES: tuple[str, ...] = (
     "accelsched.formulations.multicore_enumerate",
     "accelsched.formulations.atomic_rounds",
     "accelsched.formulations.atomic_jobshop",
+    "accelsched.heuristics.atomic_dp",
 )
 """Modules defining ``METHODS``; each formulation or heuristic module is added here."""
 

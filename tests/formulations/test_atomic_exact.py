@@ -99,3 +99,11 @@ def test_a_bad_warm_start_is_ignored_with_a_note_and_other_objectives_are_refuse
     for method in (ROUNDS, JOBSHOP):
         refused = run_method(PROBLEM, energy, method, OPTIONS)
         assert refused.status is Status.ERROR and "minimizes latency" in refused.stats.native_status
+
+
+def test_a_time_limited_solution_reports_the_evaluators_latency() -> None:
+    """Round durations are tight in the model, so a FEASIBLE stop also reports the decoded schedule's latency."""
+    instance = AtomicInstance(AtomDag.random(30, 5, edge_probability=0.1), 3)
+    result = run_method(PROBLEM, instance, ROUNDS, SolveOptions(time_limit_s=0.5, threads=1))
+    assert result.status in (Status.FEASIBLE, Status.OPTIMAL) and result.cost is not None
+    assert result.objective == result.cost.latency_cycles
