@@ -54,8 +54,10 @@ __all__ = [
     "AtomicInstance",
     "Partition",
     "RoundSchedule",
+    "atom_cost",
     "atomize",
     "check",
+    "check_atom_size",
     "make_instance",
 ]
 
@@ -310,6 +312,35 @@ def _top_levels(core: Core) -> dict[str, str]:
     return {op: levels[-1] for op, levels in core.hierarchy.items() if levels}
 
 
+def atom_cost(layer: Layer, shape: AtomSize, accelerator: Accelerator) -> tuple[int, float, int]:
+    """Cycles, on-chip energy (pJ) and MACs of one atom of ``shape`` (within the layer, one sample) on an engine.
+
+    The shared per-layer cost model on the atom's part of the layer, with every operand in the engine's top
+    on-chip level (atoms run out of the engine's SRAM; DRAM is not charged here).
+
+    Raises
+    ------
+    InputError
+        The engine cannot run the layer's operator.
+    """
+    from accelsched.hardware.cost import layer_cost
+    from accelsched.hardware.cost.layer_by_layer import part_of
+
+    core = accelerator.cores[0]
+    part = part_of(layer, B=1, OY=shape.h, OX=shape.w, C=shape.ci, K=shape.co)
+    try:
+        cost = layer_cost(part, core, accelerator.offchip, _top_levels(core))
+    except ValueError as exc:
+        raise InputError(str(exc), f"layer {layer.name!r}", "use an accelerator whose engines run it") from exc
+    on_chip = sum(v for k, v in cost.energy_breakdown_pj.items() if k != "dram")
+    return math.ceil(cost.latency_cycles), float(on_chip), part.macs
+
+
+def check_atom_size(layer: Layer, size: AtomSize, core: Core) -> None:
+    """Raise :class:`InputError` when ``size`` (clipped to the layer) breaks the PE-array rule of ``core``."""
+    _check_size(layer, size.clipped(layer), core, Partition.of(core))
+
+
 def _check_size(layer: Layer, size: AtomSize, core: Core, partition: Partition) -> None:
     """Atom sizes on the unrolled loops must be whole multiples of the PE array (or the whole loop)."""
     unroll = dict(core.spatial)
@@ -361,12 +392,8 @@ def atomize(workload: Workload, accelerator: Accelerator, sizes: Mapping[str, At
         A size on the PE array's unrolled loops that is neither a multiple of the unrolling nor the whole loop,
         a grouped layer whose atom's channels span groups, or a layer the engine cannot run.
     """
-    from accelsched.hardware.cost import layer_cost
-    from accelsched.hardware.cost.layer_by_layer import part_of
-
     core = accelerator.cores[0]
     partition = Partition.of(core)
-    tops = _top_levels(core)
     atoms: list[Atom] = []
     writer: dict[str, list[int]] = {}  # layer -> atoms that write an output block (last ci chunk)
     edges: dict[tuple[int, int], int] = {}
@@ -382,20 +409,10 @@ def atomize(workload: Workload, accelerator: Accelerator, sizes: Mapping[str, At
             chunks = _ranges(layer.C, size.ci)
             previous = None
             for ci in chunks:
-                part = part_of(layer, B=1, OY=rows[1] - rows[0], OX=cols[1] - cols[0], C=ci[1] - ci[0],
-                               K=co[1] - co[0])  # fmt: skip
-                try:
-                    cost = layer_cost(part, core, accelerator.offchip, tops)
-                except ValueError as exc:
-                    raise InputError(
-                        str(exc), f"layer {layer.name!r}", "use an accelerator whose engines run it"
-                    ) from exc
-                out_bytes = (
-                    (rows[1] - rows[0]) * (cols[1] - cols[0]) * (co[1] - co[0]) * layer.G * layer.output_bits // 8
-                )
-                on_chip = sum(v for k, v in cost.energy_breakdown_pj.items() if k != "dram")
-                atoms.append(Atom(layer.name, sample, rows, cols, ci, co, math.ceil(cost.latency_cycles),
-                                  float(on_chip), part.macs, out_bytes))  # fmt: skip
+                shape = AtomSize(rows[1] - rows[0], cols[1] - cols[0], ci[1] - ci[0], co[1] - co[0])
+                cycles, energy, macs = atom_cost(layer, shape, accelerator)
+                out_bytes = shape.h * shape.w * shape.co * layer.G * layer.output_bits // 8
+                atoms.append(Atom(layer.name, sample, rows, cols, ci, co, cycles, energy, macs, out_bytes))
                 index = len(atoms) - 1
                 if previous is not None:
                     edges[previous, index] = atoms[previous].output_bytes
@@ -445,15 +462,17 @@ def _default_size(layer: Layer, core: Core, partition: Partition, n_engines: int
 
 
 def make_instance(workload: Workload, accelerator: Accelerator, options: Mapping[str, str]) -> AtomicInstance:
-    """Options: ``atom=h,w,ci,co`` (every layer, clipped to it; default: each layer split evenly over the engines
-    along the PE array's output loop), ``engines=N`` (default: every core), ``objective=latency|energy|edp``.
+    """Options: ``atoms=even|exact|sa`` (default ``even``: each layer split evenly over the engines along the PE
+    array's output loop; ``exact`` / ``sa``: the sizes of least atom-cycle variance, exactly or by Algorithm 1's
+    annealing, see :mod:`accelsched.formulations.atom_sizes`), or ``atom=h,w,ci,co`` (every layer, clipped to
+    it); ``engines=N`` (default: every core), ``objective=latency|energy|edp``.
 
     Raises
     ------
     InputError
         Unknown option, bad atom size (see :func:`atomize`), ``engines`` not in 1..cores, a batch of 0.
     """
-    known = {"atom", "engines", "objective"}
+    known = {"atom", "atoms", "engines", "objective"}
     unknown = sorted(set(options) - known)
     if unknown:
         raise InputError(f"unknown option(s) {unknown}", "--option", f"atomic options: {', '.join(sorted(known))}")
@@ -466,11 +485,22 @@ def make_instance(workload: Workload, accelerator: Accelerator, options: Mapping
     n_engines = int(text)
     core = accelerator.cores[0]
     partition = Partition.of(core)
+    mode = options.get("atoms", "even")
+    if "atom" in options and "atoms" in options:
+        raise InputError("both atom= and atoms= given", "--option", "give one atom size for all layers or a method")
     if "atom" in options:
         size = AtomSize.parse(options["atom"])
         sizes = {layer.name: size for layer in workload}
-    else:
+    elif mode == "even":
         sizes = {layer.name: _default_size(layer, core, partition, n_engines) for layer in workload}
+    elif mode in ("exact", "sa"):
+        from accelsched.formulations.atom_sizes import exact_sizes, size_table
+        from accelsched.heuristics.atom_sizes_sa import sa_sizes
+
+        table = size_table(workload, accelerator, max_atoms=4 * n_engines)
+        sizes = exact_sizes(table)[0] if mode == "exact" else sa_sizes(table, seed=0)[0]
+    else:
+        raise InputError(f"atoms={mode!r}", "--option atoms", "use even, exact or sa")
     mesh = accelerator.interconnect if isinstance(accelerator.interconnect, Mesh) else None
     dag = atomize(workload, accelerator, sizes)
     meta = {"workload": workload.name, "accelerator": accelerator.name, "partition": partition.value}
