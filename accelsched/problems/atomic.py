@@ -519,13 +519,18 @@ def objective(instance: AtomicInstance, solution: RoundSchedule, report: CostRep
     return report.metric(instance.objective)
 
 
-def lower_bounds(instance: AtomicInstance) -> tuple[int, int]:
-    """Two valid bounds of the round latency: the longest path in cycles, and the work over ``N`` engines."""
+def lower_bounds(instance: AtomicInstance) -> tuple[int, int, int]:
+    """Three valid bounds of the round latency: the longest path in cycles, the work over ``N`` engines (both also
+    bound the asynchronous job shop), and the *round bound* ``sum_i t_(iN+1)`` over the durations sorted from the
+    longest: the ``iN + 1`` longest atoms fill at least ``i + 1`` rounds, so the ``(i+1)``-th longest round lasts at
+    least ``t_(iN+1)`` (this one holds for rounds only)."""
     dag = instance.dag
     finish = [0] * len(dag.atoms)
     for b in dag.topological_order:
         finish[b] = dag.atoms[b].duration_cycles + max((finish[a] for a in dag.predecessors[b]), default=0)
-    return max(finish), math.ceil(sum(dag.durations) / instance.n_engines)
+    longest_first = sorted(dag.durations, reverse=True)
+    rounds = sum(longest_first[:: instance.n_engines])
+    return max(finish), math.ceil(sum(dag.durations) / instance.n_engines), rounds
 
 
 PROBLEM = ProblemSpec(

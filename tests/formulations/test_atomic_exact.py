@@ -62,7 +62,8 @@ def test_the_round_optimum_equals_brute_force_and_bounds_the_job_shop(seed: int)
     jobshop = run_method(PROBLEM, instance, JOBSHOP, OPTIONS)
     assert jobshop.bound is not None and jobshop.objective is not None
     assert jobshop.bound <= rounds.objective <= jobshop.objective  # the job shop's makespan never above the rounds
-    assert max(lower_bounds(instance)) <= jobshop.bound
+    path, work, rounds_bound = lower_bounds(instance)
+    assert max(path, work) <= jobshop.bound and rounds_bound <= rounds.objective
 
 
 def test_greedy_rounds_are_valid_and_never_below_the_optimum() -> None:
