@@ -454,7 +454,42 @@ MULTICORE = ProblemSuites(
     ),
 )
 
-PROBLEM_SUITES: tuple[ProblemSuites, ...] = (PARTITION, RA_TREE, DEPTH_FIRST, MULTICORE)
+# ------------------------------------------------------------------ atomic (Atomic Dataflow)
+_ATOMIC_METHODS = (MethodPlan("cpsat-rounds"), MethodPlan("cpsat-jobshop"), MethodPlan("dp"))
+
+
+def _engines(n: int, *extra: tuple[str, str]) -> tuple[tuple[str, str], ...]:
+    return (("engines", str(n)), *extra)
+
+
+ATOMIC = ProblemSuites(
+    "atomic",
+    tiny=Suite(_specs([("random:4:1", "atomic-8x8-kc", 1, _engines(2))]), _ATOMIC_METHODS, time_limit_s=20, seeds=1),
+    small=Suite(
+        # 8-24 atoms: the round model proves most in seconds; the job shop gives its bound
+        _specs(
+            [
+                ("random:4:1", "atomic-8x8-kc", 1, _engines(2)),
+                ("random:5:2", "atomic-8x8-kc", 2, _engines(4)),
+                ("random:6:3", "atomic-8x8-yx", 1, _engines(3)),
+                ("random:6:4", "atomic-8x8-kc", 2, _engines(4, ("atoms", "exact"))),
+                ("random:8:5", "atomic-8x8-kc", 1, _engines(4, ("atoms", "sa"))),
+            ]
+        ),
+        _ATOMIC_METHODS,
+        time_limit_s=30,
+        seeds=1,
+    ),
+    paper=Suite(
+        # the paper's networks on 8x8 engines, batch 1, exact atom sizes (the round model refuses these sizes)
+        _specs([(w, "atomic-8x8-kc", 1, (("atoms", "exact"),)) for w in ("vgg19", "resnet50")]),
+        _ATOMIC_METHODS,
+        time_limit_s=600,
+        seeds=1,
+    ),
+)
+
+PROBLEM_SUITES: tuple[ProblemSuites, ...] = (PARTITION, RA_TREE, DEPTH_FIRST, MULTICORE, ATOMIC)
 """Every problem's suites; a new problem adds its :class:`ProblemSuites` here."""
 
 

@@ -32,7 +32,10 @@ from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule, c
 from accelsched.problems.base import MethodSpec
 from accelsched.solvers import Result, SolveOptions, Status, solve_cpsat
 
-__all__ = ["METHODS", "RoundsCpSat", "greedy_rounds", "solve_rounds"]
+__all__ = ["MAX_ATOMS", "METHODS", "RoundsCpSat", "greedy_rounds", "solve_rounds"]
+
+MAX_ATOMS = 400
+"""Largest DAG the round model is built for: it has atoms x atoms Booleans (160,000 at this size)."""
 
 
 def greedy_rounds(instance: AtomicInstance) -> RoundSchedule:
@@ -136,6 +139,10 @@ def solve_rounds(
         return Result.no_solution(Status.ERROR, PROBLEM.name, "cpsat-rounds",
                                   f"objective {instance.objective!r}: the round model minimizes latency",
                                   backend="cpsat")  # fmt: skip
+    if len(instance.dag.atoms) > MAX_ATOMS:
+        return Result.no_solution(Status.TIME_LIMIT_NO_SOLUTION, PROBLEM.name, "cpsat-rounds",
+                                  f"too large for the round model ({len(instance.dag.atoms)} atoms > {MAX_ATOMS}); "
+                                  "use dp, or cpsat-jobshop for a bound", backend="cpsat")  # fmt: skip
     hint, note = greedy_rounds(instance), ""
     if warm_start is not None:
         try:
