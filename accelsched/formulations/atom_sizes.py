@@ -12,8 +12,9 @@ Candidates (:func:`size_table`)
     sample is at most ``max_atoms`` (default 4 per engine: atoms too small to pay
     for their synchronisation are not offered) and whose working set (inputs,
     weights, outputs) fits the engine's top on-chip level; a layer with no such size
-    (a large FC layer) gets the fitting sizes with the fewest atoms; grouped layers
-    keep whole groups. Each candidate's cycles come from
+    (a large FC layer) gets the fitting sizes with the fewest atoms, and a layer none
+    of whose sizes fits (a global pooling over all channels, whose groups are never
+    split) its sizes of least working set; grouped layers keep whole groups. Each candidate's cycles come from
     :func:`accelsched.problems.atomic.atom_cost`.
 
 Exact choice (:func:`exact_sizes`)
@@ -34,7 +35,6 @@ import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from accelsched.errors import InputError
 from accelsched.hardware.spec import Accelerator
 from accelsched.models.layer import Layer
 from accelsched.models.workload import Workload
@@ -74,7 +74,14 @@ def _halvings(full: int, unit: int, constrained: bool) -> list[int]:
     return sorted(values)
 
 
-def _fits(layer: Layer, size: AtomSize, capacity_bytes: int) -> bool:
+def _count(layer: Layer, size: AtomSize) -> int:
+    """Atoms of ``size`` per sample of ``layer``."""
+    count = math.ceil(layer.OY / size.h) * math.ceil(layer.OX / size.w) * math.ceil(layer.C / size.ci)
+    return count * math.ceil(layer.K / size.co)
+
+
+def _working_set(layer: Layer, size: AtomSize) -> int:
+    """Bytes of an atom's inputs (with the halo), weights and partial sums."""
     rows = (size.h - 1) * layer.stride_y + (layer.FY - 1) * layer.dilation_y + 1
     cols = (size.w - 1) * layer.stride_x + (layer.FX - 1) * layer.dilation_x + 1
     inputs = rows * cols * size.ci * layer.G * layer.input_bits // 8
@@ -82,17 +89,11 @@ def _fits(layer: Layer, size: AtomSize, capacity_bytes: int) -> bool:
         size.co * size.ci * layer.FY * layer.FX * layer.G * layer.weight_bits // 8 if layer.kind.has_parameters else 0
     )
     outputs = size.h * size.w * size.co * layer.G * layer.psum_bits // 8
-    return inputs + weights + outputs <= capacity_bytes
+    return inputs + weights + outputs
 
 
 def size_table(workload: Workload, accelerator: Accelerator, max_atoms: int | None = None) -> SizeTable:
-    """The candidates of every layer (module docstring).
-
-    Raises
-    ------
-    InputError
-        A layer has no candidate (every size too large for the engine's buffer or too many atoms).
-    """
+    """The candidates of every layer (module docstring); every layer has at least one."""
     core = accelerator.cores[0]
     partition = Partition.of(core)
     unroll = dict(core.spatial)
@@ -106,18 +107,15 @@ def size_table(workload: Workload, accelerator: Accelerator, max_atoms: int | No
         ws = _halvings(layer.OX, unroll.get("OX", 1), not kc)
         cis = [layer.C] if grouped else _halvings(layer.C, unroll.get("C", 1), kc)
         cos = [layer.K] if grouped else _halvings(layer.K, unroll.get("K", 1), kc)
-        fitting = []
-        for h, w, ci, co in itertools.product(hs, ws, cis, cos):
-            size = AtomSize(h, w, ci, co)
-            if _fits(layer, size, capacity):
-                count = math.ceil(layer.OY / h) * math.ceil(layer.OX / w) * math.ceil(layer.C / ci)
-                fitting.append((count * math.ceil(layer.K / co), size))
-        least = min((count for count, _ in fitting), default=0)
-        found = [(size, atom_cost(layer, size, accelerator)[0]) for count, size in fitting
+        sizes = [AtomSize(h, w, ci, co) for h, w, ci, co in itertools.product(hs, ws, cis, cos)]
+        fitting = [s for s in sizes if _working_set(layer, s) <= capacity]
+        if not fitting:  # e.g. a global pooling of a whole group of channels: its smallest atoms, overflowing
+            least_bytes = min(_working_set(layer, s) for s in sizes)
+            fitting = [s for s in sizes if _working_set(layer, s) == least_bytes]
+        counts = [_count(layer, s) for s in fitting]
+        least = min(counts)
+        found = [(size, atom_cost(layer, size, accelerator)[0]) for count, size in zip(counts, fitting, strict=True)
                  if count <= max(limit, least)]  # fmt: skip
-        if not found:
-            raise InputError(f"layer {layer.name!r} has no atom size that fits the engine's {capacity} B buffer",
-                             "--option atoms", "use an accelerator with a larger engine buffer")  # fmt: skip
         layers.append(layer.name)
         table.append(tuple(sorted(found, key=lambda item: (item[1], item[0].h, item[0].w, item[0].ci, item[0].co))))
     return SizeTable(tuple(layers), tuple(table))
