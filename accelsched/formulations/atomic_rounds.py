@@ -17,7 +17,8 @@ off):
 the redundant cut :math:`\sum_r d_r \ge \max(\text{longest path}, \lceil \sum_a t_a / N \rceil)`
 strengthens the bound.
 The objective is the evaluator's latency of the decoded schedule (a test asserts it).
-The model is hinted by the greedy rounds of :func:`greedy_rounds` or by a warm start.
+The model is hinted by the greedy rounds of :func:`greedy_rounds` or by a warm start. On a mesh the
+result's atoms are placed on engines by :func:`accelsched.formulations.atomic_mapping.assign_engines`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from accelsched.errors import InfeasibleSolution
+from accelsched.formulations.atomic_mapping import assign_engines
 from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule, check, lower_bounds
 from accelsched.problems.base import MethodSpec
 from accelsched.solvers import Result, SolveOptions, Status, solve_cpsat
@@ -160,7 +162,10 @@ def solve_rounds(
         return Result.no_solution(answer.status, PROBLEM.name, "cpsat-rounds", stats.native_status,
                                   runtime_s=runtime, backend="cpsat")  # fmt: skip
     bound = answer.bound if answer.bound is not None else float(max(lower_bounds(instance)))
-    return Result(answer.status, PROBLEM.name, "cpsat-rounds", solution=cpsat.decode(answer),
+    schedule = cpsat.decode(answer)
+    if instance.mesh is not None:
+        schedule = assign_engines(instance, schedule)
+    return Result(answer.status, PROBLEM.name, "cpsat-rounds", solution=schedule,
                   objective=answer.objective, bound=bound, runtime_s=runtime, backend="cpsat", seed=options.seed,
                   stats=stats)  # fmt: skip
 

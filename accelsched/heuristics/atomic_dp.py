@@ -25,7 +25,8 @@ atoms is the brute force of the tests; here the branching is limited to the rule
 candidates and, once ``max_states`` states are stored, to rule 1 alone (greedy),
 which bounds the work on large DAGs. The DP is a heuristic: its latency is never
 below the optimum (tested against ``cpsat-rounds``). The paper's exact rule
-definitions are not reproduced verbatim; this module states the ones used.
+definitions are not reproduced verbatim; this module states the ones used. On a mesh
+the rounds' atoms are placed by :func:`accelsched.formulations.atomic_mapping.assign_engines`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import dataclasses
 import time
 from collections.abc import Callable
 
+from accelsched.formulations.atomic_mapping import assign_engines
 from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule
 from accelsched.problems.base import MethodSpec
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status
@@ -125,6 +127,8 @@ def solve_dp(
         return Result.no_solution(Status.ERROR, PROBLEM.name, "dp",
                                   f"objective {instance.objective!r}: the DP minimizes latency")  # fmt: skip
     schedule, states = dp_rounds(instance, params)
+    if instance.mesh is not None:
+        schedule = assign_engines(instance, schedule)
     latency = float(sum(max(instance.dag.durations[a] for a in r) for r in schedule.rounds))
     return Result(Status.FEASIBLE, PROBLEM.name, "dp", solution=schedule, objective=latency,
                   runtime_s=time.perf_counter() - start,
