@@ -22,14 +22,13 @@ upper bound of the true gap and is marked. Every schedule passed the problem's
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from accelsched.bench.conditions import machine_conditions
+from accelsched.bench.files import render_command, write_json
 from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, lower_bounds
 from accelsched.registry import get_method, run_method
 from accelsched.solvers import SolveOptions, Status
@@ -95,10 +94,7 @@ def run(count: int = 50, time_limit_s: float = 10.0, out: str | None = None, ver
         },
     }  # fmt: skip
     if out:
-        tmp = f"{out}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1)
-        os.replace(tmp, out)
+        write_json(out, data)
     return data
 
 
@@ -144,16 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     if args.command == "render":
-        if len(args.files) != 1:
-            parser.error("render takes one JSON file")
-        with open(args.files[0], encoding="utf-8") as handle:
-            text = render(json.load(handle))
-        if args.out:
-            with open(args.out, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        else:
-            print(text, end="")
-        return 0
+        return render_command(parser, args.files, args.out, render)
     if args.instances < 1 or not args.time_limit > 0:
         parser.error("--instances must be >= 1 and --time-limit > 0")
     print(render(run(args.instances, args.time_limit, args.out, verbose=True)), end="")

@@ -17,15 +17,14 @@ never above the annealing's (asserted while running).
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
 import statistics
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from accelsched.bench.conditions import machine_conditions
+from accelsched.bench.files import render_command, write_json
 from accelsched.formulations.atom_sizes import exact_sizes, size_table
 from accelsched.hardware import load_accelerator
 from accelsched.heuristics.atom_sizes_sa import sa_sizes
@@ -66,10 +65,7 @@ def run(workloads: Sequence[str] = WORKLOADS, presets: Sequence[str] = PRESETS, 
     data = {"kind": "atomic_sizes", "seeds": seeds, "wall_s": time.perf_counter() - start,
             "conditions": machine_conditions(), "rows": rows}  # fmt: skip
     if out:
-        tmp = f"{out}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1)
-        os.replace(tmp, out)
+        write_json(out, data)
     return data
 
 
@@ -103,16 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     if args.command == "render":
-        if len(args.files) != 1:
-            parser.error("render takes one JSON file")
-        with open(args.files[0], encoding="utf-8") as handle:
-            text = render(json.load(handle))
-        if args.out:
-            with open(args.out, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        else:
-            print(text, end="")
-        return 0
+        return render_command(parser, args.files, args.out, render)
     if args.seeds < 1:
         parser.error("--seeds must be >= 1")
     split = [[p.strip() for p in text.split(",") if p.strip()] for text in (args.workloads, args.presets)]

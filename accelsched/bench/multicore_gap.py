@@ -32,14 +32,13 @@ problem's ``check`` and was re-evaluated by the shared cost model.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from accelsched.bench.conditions import machine_conditions
+from accelsched.bench.files import render_command, write_json
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
 from accelsched.problems.multicore import PROBLEM, MulticoreInstance, make_instance
@@ -191,10 +190,7 @@ def run(
         "summary": _summary(rows),
     }  # fmt: skip
     if out:
-        tmp = f"{out}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1)
-        os.replace(tmp, out)
+        write_json(out, data)
     return data
 
 
@@ -251,16 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     if args.command == "render":
-        if len(args.files) != 1:
-            parser.error("render takes one JSON file")
-        with open(args.files[0], encoding="utf-8") as handle:
-            text = render(json.load(handle))
-        if args.out:
-            with open(args.out, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        else:
-            print(text, end="")
-        return 0
+        return render_command(parser, args.files, args.out, render)
     if args.instances < 1 or args.ga_seeds < 1 or not args.time_limit > 0:
         parser.error("--instances and --ga-seeds must be >= 1 and --time-limit > 0")
     data = run(args.instances, args.ga_seeds, args.time_limit, args.out, verbose=True)

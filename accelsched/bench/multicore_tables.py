@@ -34,14 +34,13 @@ the problem's ``check`` and was re-evaluated by the shared cost model.
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from accelsched.bench.conditions import machine_conditions
+from accelsched.bench.files import render_command, write_json
 from accelsched.hardware import load_accelerator, preset_names
 from accelsched.models.registry import load_workload
 from accelsched.problems.multicore import PROBLEM, make_instance
@@ -106,7 +105,7 @@ def archs(
         result = {"kind": "archs", "method": method, "time_limit_s": limit, "seed": seed, "rows": rows,
                   "summary": _summary(rows), "conditions": machine_conditions()}  # fmt: skip
         if out:
-            _write(out, result)
+            write_json(out, result)
     return result
 
 
@@ -145,15 +144,8 @@ def fig12(
     result = {"kind": "fig12", "workload": workload, "time_limit_s": limit, "seed": seed, "rows": rows,
               "conditions": machine_conditions()}  # fmt: skip
     if out:
-        _write(out, result)
+        write_json(out, result)
     return result
-
-
-def _write(path: str, data: dict[str, Any]) -> None:
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=1)
-    os.replace(tmp, path)
 
 
 def _g(value: float | None) -> str:
@@ -222,16 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.time_limit is not None and not args.time_limit > 0:
         parser.error(f"--time-limit must be > 0, got {args.time_limit}")
     if args.command == "render":
-        if len(args.files) != 1:
-            parser.error("render takes one JSON file")
-        with open(args.files[0], encoding="utf-8") as handle:
-            text = render(json.load(handle))
-        if args.out:
-            with open(args.out, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        else:
-            print(text, end="")
-        return 0
+        return render_command(parser, args.files, args.out, render)
     if args.command == "archs":
         names = _split(args.archs) if args.archs else [n for n in preset_names() if n.startswith("stream-")]
         result = archs(names, _split(args.workloads), args.method, args.time_limit, args.seed, args.out)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import tempfile
 import time
@@ -40,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from accelsched.bench.conditions import machine_conditions
+from accelsched.bench.files import render_command, write_json
 from accelsched.errors import InputError
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.stream_export import export_stream
@@ -141,10 +141,7 @@ def run(
     data = {"kind": "stream_crosscheck", "stream_python": python, "timeout_s": timeout_s,
             "wall_s": time.perf_counter() - start, "conditions": machine_conditions(), "rows": rows}  # fmt: skip
     if out:
-        tmp_out = f"{out}.tmp"
-        with open(tmp_out, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1)
-        os.replace(tmp_out, out)
+        write_json(out, data)
     return data
 
 
@@ -185,15 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     if args.command == "render":
-        if len(args.files) != 1:
-            parser.error("render takes one JSON file")
-        with open(args.files[0], encoding="utf-8") as handle:
-            text = render(json.load(handle))
-        if args.out:
-            Path(args.out).write_text(text, encoding="utf-8")
-        else:
-            print(text, end="")
-        return 0
+        return render_command(parser, args.files, args.out, render)
     if not args.stream_python:
         parser.error("run needs --stream-python (a Python >= 3.12 with `pip install stream-dse==2.1.1 six`)")
     if not args.timeout > 0:
