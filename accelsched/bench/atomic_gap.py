@@ -27,7 +27,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from accelsched.bench.conditions import machine_conditions
+from accelsched.bench.conditions import conditions_line, machine_conditions
 from accelsched.bench.files import render_command, write_json
 from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, lower_bounds
 from accelsched.registry import get_method, run_method
@@ -123,9 +123,7 @@ def render(data: dict[str, Any]) -> str:
         lines.append(f"| {r['index']} | {r['atoms']} | {r['edges']} | {r['engines']} | {r['dp_latency']:.0f} | "
                      f"{r['cpsat_latency']:.0f} | {r['cpsat_status']} | {r['reference']:.0f} ({r['reference_kind']}) | "
                      f"{_pct(r['dp_gap'])} | {r['dp_time_s']:.2f} | {r['cpsat_time_s']:.1f} |")  # fmt: skip
-    c = data["conditions"]
-    lines += ["", f"Conditions: Python {c['python']}, {c['cpu_count']} CPUs, load average "
-              f"{' / '.join(f'{v:.1f}' for v in c['load_average_1_5_15'])}; {data['wall_s']:.0f} s wall."]  # fmt: skip
+    lines += ["", f"Conditions: {conditions_line(data['conditions'])}; {data['wall_s']:.0f} s wall."]
     return "\n".join(lines) + "\n"
 
 

@@ -23,7 +23,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from accelsched.bench.conditions import machine_conditions
+from accelsched.bench.conditions import conditions_line, machine_conditions
 from accelsched.bench.files import render_command, write_json
 from accelsched.formulations.atom_sizes import exact_sizes, size_table
 from accelsched.hardware import load_accelerator
@@ -81,9 +81,7 @@ def render(data: dict[str, Any]) -> str:
         lines.append(f"| {r['preset']} | {r['workload']} | {r['layers']} | {r['candidates']} | {exact:.0f} | "
                      f"{min(sa):.0f} | {statistics.median(sa):.0f} | {ratio:.2f} | {r['table_s']:.1f} | "
                      f"{r['exact_s']:.2f} | {r['sa_s']:.2f} |")  # fmt: skip
-    c = data["conditions"]
-    lines += ["", f"Conditions: Python {c['python']}, {c['cpu_count']} CPUs, load average "
-              f"{' / '.join(f'{v:.1f}' for v in c['load_average_1_5_15'])}; {data['wall_s']:.0f} s wall."]  # fmt: skip
+    lines += ["", f"Conditions: {conditions_line(data['conditions'])}; {data['wall_s']:.0f} s wall."]
     return "\n".join(lines) + "\n"
 
 

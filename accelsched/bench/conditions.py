@@ -6,7 +6,7 @@ import os
 import platform
 from typing import Any
 
-__all__ = ["machine_conditions"]
+__all__ = ["conditions_line", "machine_conditions"]
 
 
 def machine_conditions() -> dict[str, Any]:
@@ -25,3 +25,9 @@ def machine_conditions() -> dict[str, Any]:
         load = []
     return {"python": platform.python_version(), "platform": platform.platform(), "cpu_count": os.cpu_count(),
             "nice": os.nice(0) if hasattr(os, "nice") else None, "load_average_1_5_15": load}  # fmt: skip
+
+
+def conditions_line(conditions: dict[str, Any]) -> str:
+    """``Python X, N CPUs, load average a / b / c`` for a report, from :func:`machine_conditions` output."""
+    load = " / ".join(f"{v:.1f}" for v in conditions.get("load_average_1_5_15", []))
+    return f"Python {conditions.get('python')}, {conditions.get('cpu_count')} CPUs, load average {load or '-'}"

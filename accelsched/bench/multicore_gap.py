@@ -37,7 +37,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from accelsched.bench.conditions import machine_conditions
+from accelsched.bench.conditions import conditions_line, machine_conditions
 from accelsched.bench.files import render_command, write_json
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
@@ -227,11 +227,8 @@ def render(data: dict[str, Any]) -> str:
             f"{_pct(statistics.median(gaps) if gaps else None)} | {_pct(max(gaps, default=None))} | "
             f"{_pct(r.get('manual_gap'))} | {r['cpsat_time_s']:.2f} | {r['ga_time_s']:.2f} |"
         )
-    c = data["conditions"]
-    load = " / ".join(f"{v:.1f}" for v in c["load_average_1_5_15"])
-    lines += ["", f"Conditions: Python {c['python']}, {c['cpu_count']} CPUs, load average {load} when written; "
-              f"{data['wall_s']:.0f} s wall in total. Every number is from a schedule that passed `check` and the "
-              "shared evaluator."]  # fmt: skip
+    lines += ["", f"Conditions: {conditions_line(data['conditions'])} when written; {data['wall_s']:.0f} s wall in "
+              "total. Every number is from a schedule that passed `check` and the shared evaluator."]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

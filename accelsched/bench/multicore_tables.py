@@ -39,7 +39,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from accelsched.bench.conditions import machine_conditions
+from accelsched.bench.conditions import conditions_line, machine_conditions
 from accelsched.bench.files import render_command, write_json
 from accelsched.hardware import load_accelerator, preset_names
 from accelsched.models.registry import load_workload
@@ -176,9 +176,7 @@ def render(data: dict[str, Any]) -> str:
                   "DRAM MB | peak kB | time s |", "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
         for r in data["rows"]:
             lines.append(_row(r, (r["hardware"], r["priority"], r["method"], r["cns"])))
-    c = data["conditions"]
-    lines += ["", f"Conditions: Python {c['python']}, {c['cpu_count']} CPUs, load average "
-              f"{' / '.join(f'{v:.1f}' for v in c['load_average_1_5_15'])} when written. Every number is from a "
+    lines += ["", f"Conditions: {conditions_line(data['conditions'])} when written. Every number is from a "
               "schedule that passed `check` and the shared evaluator."]  # fmt: skip
     return "\n".join(lines) + "\n"
 
