@@ -60,7 +60,6 @@ fast exact path (no solver) and an independent check of the other two.
 
 from __future__ import annotations
 
-import bisect
 import math
 import numbers
 import time
@@ -68,6 +67,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from accelsched.problems.allocation import min_max_allocation
 from accelsched.solvers import LinearModel, SolveOptions, Status, Var, VarValues, quicksum, solve
 
 __all__ = [
@@ -317,29 +317,7 @@ def threshold_allocation(times: Sequence[Sequence[float]], tiles: int) -> tuple[
     tiles = _check_tiles(tiles)
     tables = _check_tables(times, tiles)
     _check_fits(len(tables), tiles, "times")
-    # Negated running minima are non-decreasing: n_i(z) = 1 + bisect_left(-minima, -z).
-    negated = [[-value for value in _running_min(table)] for table in tables]
-
-    def need(z: float) -> list[int]:
-        return [bisect.bisect_left(row, -z) + 1 for row in negated]
-
-    candidates = sorted({value for table in tables for value in table})
-    low = bisect.bisect_left(candidates, max(min(table) for table in tables))
-    high = len(candidates) - 1  # the largest entry: every child needs 1 tile, k <= C
-    while low < high:
-        middle = (low + high) // 2
-        if sum(need(candidates[middle])) <= tiles:
-            high = middle
-        else:
-            low = middle + 1
-    return tuple(need(candidates[low]))
-
-
-def _running_min(table: Sequence[float]) -> list[float]:
-    out: list[float] = []
-    for value in table:
-        out.append(value if not out else min(out[-1], value))
-    return out
+    return min_max_allocation(tables, tiles)
 
 
 # -- the ILP --------------------------------------------------------------------------
