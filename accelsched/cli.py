@@ -45,6 +45,8 @@ def _add_instance_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workload", required=True, help="zoo name, random:N:SEED, or a .onnx / .json file")
     p.add_argument("--hardware", required=True, help="preset name or a .toml file")
     p.add_argument("--batch", type=int, default=1, help="batch size (default 1)")
+    p.add_argument("--atoms", default=None, choices=["even", "exact", "sa"],
+                   help="atomic: atom sizes (same as --option atoms=...)")  # fmt: skip
 
 
 def _parser() -> _Parser:
@@ -207,7 +209,7 @@ def _cmd_evaluate_solution(args: argparse.Namespace) -> int:
         raise InputError(f"evaluating a {args.problem} solution needs a file", "--solution", "add --solution FILE")
     workload = load_workload(args.workload, batch=args.batch)
     acc = load_accelerator(args.hardware)
-    instance = problem.make_instance(workload, acc, _options(args.option))
+    instance = problem.make_instance(workload, acc, _options(args, problem.name))
     if args.solution is None:
         solution = _depth_first_uniform(instance, args.tile, args.mode)
     else:
@@ -273,6 +275,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     from accelsched.hardware.cost.layer_by_layer import evaluate_layer_by_layer, layer_by_layer_steps
     from accelsched.models.registry import load_workload
 
+    if args.atoms is not None:
+        raise InputError("--atoms applies to the atomic problem", "--atoms", "write: accelsched evaluate atomic ...")
     workload = load_workload(args.workload, batch=args.batch)
     acc = load_accelerator(args.hardware)
     cores = _parse_cores(args.cores)
@@ -311,13 +315,21 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _options(pairs: Sequence[str]) -> dict[str, str]:
+def _options(args: argparse.Namespace, problem: str) -> dict[str, str]:
+    """The ``--option KEY=VALUE`` pairs, with ``--atoms`` as the atomic problem's ``atoms`` option."""
     out = {}
-    for pair in pairs:
+    for pair in args.option:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise InputError(f"bad option {pair!r}", "--option", "write KEY=VALUE")
         out[key] = value
+    if args.atoms is not None:
+        if problem != "atomic":
+            raise InputError(f"--atoms applies to the atomic problem, not {problem}", "--atoms", "drop it")
+        if out.get("atoms", args.atoms) != args.atoms:
+            raise InputError(f"--atoms {args.atoms} and --option atoms={out['atoms']} disagree", "--atoms",
+                             "give one of them")  # fmt: skip
+        out["atoms"] = args.atoms
     return out
 
 
@@ -330,7 +342,7 @@ def _cmd_solve_or_gap(args: argparse.Namespace) -> int:
     problem = get_problem(args.problem)
     workload = load_workload(args.workload, batch=args.batch)
     acc = load_accelerator(args.hardware)
-    instance = problem.make_instance(workload, acc, _options(args.option))
+    instance = problem.make_instance(workload, acc, _options(args, problem.name))
     try:
         options = SolveOptions(time_limit_s=args.time_limit, seed=args.seed)
     except ValueError as exc:

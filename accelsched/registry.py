@@ -65,6 +65,9 @@ METHOD_MODULES: tuple[str, ...] = (
     "accelsched.formulations.atomic_rounds",
     "accelsched.formulations.atomic_jobshop",
     "accelsched.heuristics.atomic_dp",
+    "accelsched.heuristics.atomic_ls",
+    "accelsched.heuristics.atomic_cnnp",
+    "accelsched.heuristics.atomic_ilpipe",
 )
 """Modules defining ``METHODS``; each formulation or heuristic module is added here."""
 

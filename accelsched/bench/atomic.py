@@ -6,10 +6,11 @@ Usage::
         [--option engines=4 --option atoms=exact] [--method dp] [--time-limit S] --out gantt.png
 
 The schedule comes from :func:`accelsched.registry.run_method` (checked and
-re-evaluated). Rounds run back to back; each atom is a box on its engine from its
-round's start for its own duration, coloured by layer; dashed lines mark the
-round boundaries, so the idle tail of each engine in a round (the synchronisation
-cost that atom sizing minimizes) is visible.
+re-evaluated). Each atom is a box on its engine from the time the round
+evaluator (:func:`accelsched.hardware.cost.rounds.simulate`) starts it to its end,
+coloured by layer, its load and store hatched; dashed lines mark the round
+boundaries, so the idle tail of each engine in a round (the synchronisation cost
+that atom sizing minimizes) is visible.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from accelsched.errors import InputError
 from accelsched.hardware import load_accelerator
-from accelsched.hardware.cost.rounds import round_durations
+from accelsched.hardware.cost.rounds import simulate
 from accelsched.models.registry import load_workload
 from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule, make_instance
 from accelsched.registry import get_method, run_method
@@ -36,22 +37,25 @@ def draw_gantt(instance: AtomicInstance, schedule: RoundSchedule, path: str | Pa
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    layers = list(dict.fromkeys(a.layer for a in instance.dag.atoms))
+    dag = instance.dag_for(schedule)
+    run = simulate(instance, schedule)
+    layers = list(dict.fromkeys(a.layer for a in dag.atoms))
     colours = plt.get_cmap("tab20")
     fig, ax = plt.subplots(figsize=(10, 0.35 * instance.n_engines + 1.5))
-    start = 0
-    for members, length in zip(schedule.rounds, round_durations(instance, schedule), strict=True):
-        for slot, atom in enumerate(members):
-            engine = schedule.engines[atom] if schedule.engines is not None else slot
-            a = instance.dag.atoms[atom]
-            ax.broken_barh([(start, a.duration_cycles)], (engine - 0.4, 0.8),
-                           facecolors=colours(layers.index(a.layer) % 20), edgecolors="white")  # fmt: skip
-        start += length
-        ax.axvline(start, color="grey", linestyle="--", linewidth=0.5)
+    for a, atom in enumerate(dag.atoms):
+        engine, start = int(run.engine[a]), float(run.start_cycles[a])
+        load, compute = float(run.load_cycles[a]), float(atom.duration_cycles)
+        colour = colours(layers.index(atom.layer) % 20)
+        ax.broken_barh([(start + load, compute)], (engine - 0.4, 0.8), facecolors=colour, edgecolors="white")
+        moves = [(start, load), (start + load + compute, float(run.store_cycles[a]))]
+        ax.broken_barh([m for m in moves if m[1] > 0], (engine - 0.4, 0.8), facecolors="none", edgecolors=colour,
+                       hatch="///", linewidth=0.3)  # fmt: skip
+    for end in run.round_end_cycles:
+        ax.axvline(float(end), color="grey", linestyle="--", linewidth=0.5)
     ax.set_xlabel("cycles")
     ax.set_ylabel("engine")
     ax.set_ylim(-0.6, instance.n_engines - 0.4)
-    ax.set_title(title or f"{len(schedule.rounds)} rounds, {start:,} cycles")
+    ax.set_title(title or f"{len(schedule.rounds)} rounds, {run.latency_cycles:,.0f} cycles")
     handles = [plt.Rectangle((0, 0), 1, 1, color=colours(i % 20)) for i in range(len(layers))]
     ax.legend(handles, layers, fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="layer")
     fig.tight_layout()

@@ -6,16 +6,16 @@ its slowest atom). This module gives the exact counterpart over the same
 candidates.
 
 Candidates (:func:`size_table`)
-    Per layer, sizes ``[h, w, ci, co]`` that keep the PE-array rule (on the
-    engine's unrolled loops a multiple of the unrolling, or the whole loop), halving
-    each loop from the whole (``h = ceil(OY / 2^k)``, ...), whose atom count per
-    sample is at most ``max_atoms`` (default 4 per engine: atoms too small to pay
-    for their synchronisation are not offered) and whose working set (inputs,
-    weights, outputs) fits the engine's top on-chip level; a layer with no such size
-    (a large FC layer) gets the fitting sizes with the fewest atoms, and a layer none
-    of whose sizes fits (a global pooling over all channels, whose groups are never
-    split) its sizes of least working set; grouped layers keep whole groups. Each candidate's cycles come from
-    :func:`accelsched.problems.atomic.atom_cost`.
+    Per layer, the halving sizes of :func:`accelsched.problems.atomic_atoms.size_candidates`
+    (the PE-array rule, whole groups, working set within the engine buffer) whose
+    atom count per sample is at most ``max_atoms`` (default 4 per engine: atoms too
+    small to pay for their synchronisation are not offered) and at least
+    ``min_atoms`` (instances ask for ``ceil(N / batch)``, so that a layer's atoms can
+    fill the engines: variance alone is blind to parallelism and, on a batch of
+    one, would settle on a few large atoms per layer whose chain of rounds leaves
+    most engines idle); a layer with no count in the range gets the sizes with the
+    counts nearest to it. Each candidate's cycles come from
+    :func:`accelsched.problems.atomic_atoms.atom_cost`.
 
 Exact choice (:func:`exact_sizes`)
     Choose one candidate :math:`c_l` per layer minimizing
@@ -29,8 +29,6 @@ Exact choice (:func:`exact_sizes`)
 
 from __future__ import annotations
 
-import itertools
-import math
 import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,9 +36,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from accelsched.hardware.spec import Accelerator
-from accelsched.models.layer import Layer
 from accelsched.models.workload import Workload
-from accelsched.problems.atomic import AtomSize, Partition, atom_cost
+from accelsched.problems.atomic import AtomSize
+from accelsched.problems.atomic_atoms import candidate_table
 
 __all__ = ["SizeTable", "exact_sizes", "size_table", "variance"]
 
@@ -62,62 +60,17 @@ def variance(cycles: list[int]) -> float:
     return statistics.pvariance(cycles) if len(cycles) > 1 else 0.0
 
 
-def _halvings(full: int, unit: int, constrained: bool) -> list[int]:
-    values = {full}
-    k = 1
-    while True:
-        value = math.ceil(full / 2**k)
-        if constrained:
-            value = math.ceil(value / unit) * unit
-        if value < (unit if constrained else 1) or value >= full:
-            break
-        values.add(value)
-        k += 1
-    return sorted(values)
-
-
-def _count(layer: Layer, size: AtomSize) -> int:
-    """Atoms of ``size`` per sample of ``layer``."""
-    count = math.ceil(layer.OY / size.h) * math.ceil(layer.OX / size.w) * math.ceil(layer.C / size.ci)
-    return count * math.ceil(layer.K / size.co)
-
-
-def _working_set(layer: Layer, size: AtomSize) -> int:
-    """Bytes of an atom's inputs (with the halo), weights and partial sums."""
-    rows = (size.h - 1) * layer.stride_y + (layer.FY - 1) * layer.dilation_y + 1
-    cols = (size.w - 1) * layer.stride_x + (layer.FX - 1) * layer.dilation_x + 1
-    inputs = rows * cols * size.ci * layer.G * layer.input_bits // 8
-    weights = (
-        size.co * size.ci * layer.FY * layer.FX * layer.G * layer.weight_bits // 8 if layer.kind.has_parameters else 0
-    )
-    outputs = size.h * size.w * size.co * layer.G * layer.psum_bits // 8
-    return inputs + weights + outputs
-
-
-def size_table(workload: Workload, accelerator: Accelerator, max_atoms: int | None = None) -> SizeTable:
+def size_table(
+    workload: Workload, accelerator: Accelerator, max_atoms: int | None = None, min_atoms: int = 1
+) -> SizeTable:
     """The candidates of every layer (module docstring); every layer has at least one."""
-    core = accelerator.cores[0]
-    partition = Partition.of(core)
-    unroll = dict(core.spatial)
     limit = max_atoms if max_atoms is not None else 4 * accelerator.n_cores
-    capacity = min(core.memory(levels[-1]).capacity_bytes for levels in core.hierarchy.values() if levels)
     layers, table = [], []
     for layer in workload:
-        kc = partition is Partition.KC
-        grouped = layer.G > 1
-        hs = _halvings(layer.OY, unroll.get("OY", 1), not kc)
-        ws = _halvings(layer.OX, unroll.get("OX", 1), not kc)
-        cis = [layer.C] if grouped else _halvings(layer.C, unroll.get("C", 1), kc)
-        cos = [layer.K] if grouped else _halvings(layer.K, unroll.get("K", 1), kc)
-        sizes = [AtomSize(h, w, ci, co) for h, w, ci, co in itertools.product(hs, ws, cis, cos)]
-        fitting = [s for s in sizes if _working_set(layer, s) <= capacity]
-        if not fitting:  # e.g. a global pooling of a whole group of channels: its smallest atoms, overflowing
-            least_bytes = min(_working_set(layer, s) for s in sizes)
-            fitting = [s for s in sizes if _working_set(layer, s) == least_bytes]
-        counts = [_count(layer, s) for s in fitting]
-        least = min(counts)
-        found = [(size, atom_cost(layer, size, accelerator)[0]) for count, size in zip(counts, fitting, strict=True)
-                 if count <= max(limit, least)]  # fmt: skip
+        rows = candidate_table(layer, accelerator)
+        low = min(min_atoms, max(c.count for c in rows))
+        high = max(limit, min(c.count for c in rows), low)
+        found = [(c.size, c.cycles) for c in rows if low <= c.count <= high]
         layers.append(layer.name)
         table.append(tuple(sorted(found, key=lambda item: (item[1], item[0].h, item[0].w, item[0].ci, item[0].co))))
     return SizeTable(tuple(layers), tuple(table))

@@ -1,138 +1,365 @@
 """Round scheduling by dynamic programming over the untraversed sub-DAG (method ``dp`` of the atomic problem).
 
-After the structure of Atomic Dataflow's Algorithm 2: the state is the set of
-atoms already scheduled (equivalently the untraversed sub-DAG); the value of a
-state is the least latency of the remaining rounds; the next round is chosen among
+After the structure of Atomic Dataflow's Algorithm 2: the state is the set of atoms
+already scheduled (equivalently the untraversed sub-DAG); the value of a state is
+the least latency of the remaining rounds; the next round is chosen among
 candidates that priority rules build from the ready atoms (those whose producers
-are all scheduled), each candidate taking the first ``N`` ready atoms in its
-rule's order:
+are all scheduled), each candidate taking the first ``N`` ready atoms in its rule's
+order:
 
 1. *critical path*: longest remaining path (the atom's cycles plus its longest
    chain of consumers) first;
 2. *balance*: longest atom first, so that a round's atoms take similar time;
-3. *layer order*: earliest layer (topological index) first, which finishes
-   layers and frees their buffers;
+3. *layer order*: earliest atom in topological order first, which finishes layers
+   and frees their buffers;
 4. *unlocking*: most consumers first.
 
-Rule 2 also offers every run of 1..``N`` consecutive atoms in its order (rounds of
-similar length, and rounds that leave engines idle rather than pair a long atom
-with short ones). With these candidates the DP reached the optimum on all 120
-random DAGs of 5-10 atoms of the tests.
+Rule 2 also offers runs of consecutive atoms in its order: on small rounds (``N``
+times the ready atoms at most 64) every run of 1..``N`` atoms, otherwise the run
+of ``N`` atoms from the start of each class of equal duration and the prefix up
+to it (rounds of similar length, and rounds that leave engines idle rather than
+pair a long atom with short ones). The rolling horizon keeps the first
+``max_candidates`` candidates of a state; the full search keeps them all.
 
-A memo table maps each visited state to its value, so a state reached by
-different round sequences is solved once. The exact DP over all subsets of ready
-atoms is the brute force of the tests; here the branching is limited to the rule
-candidates and, once ``max_states`` states are stored, to rule 1 alone (greedy),
-which bounds the work on large DAGs. The DP is a heuristic: its latency is never
+Full search (DAGs of at most ``full_atoms`` atoms)
+    A memo table maps each visited state to its value, so a state reached by
+    different round sequences is solved once; once ``max_states`` states are
+    stored, states branch on rule 1 alone (greedy). With these candidates the DP
+    reached the optimum on all 120 random DAGs of 5-10 atoms of the tests.
+Rolling horizon (larger DAGs)
+    At each round the DP looks ``horizon`` rounds ahead over the same candidates
+    (memo keyed by the atoms chosen within the horizon), values what is left by a
+    lower bound, and commits the first round of the best sequence (ties: the fuller
+    round). The bound is the larger of the *round bound* of the unscheduled atoms
+    (the sum of every ``N``-th longest duration: the rounds they still fill) and a
+    *path bound*: with the ready atoms ``a_1, a_2, ...`` taken by remaining path
+    ``p``, the first ``k`` start in at least ``ceil(k / N)`` rounds, all but the
+    last lasting at least the shortest of them, so the rest takes at least
+    ``(ceil(k / N) - 1) min_{i <= k} t_(a_i) + p(a_k)``. The longest remaining path
+    alone would not do: the atoms of a layer share it, so it stays flat until the
+    whole layer has run, and a lookahead against a flat bound prefers the shortest
+    round, however few atoms it holds. The search also runs its base policy, the
+    rule-1 greedy (one candidate per state), and keeps the better schedule, so it is
+    never worse than list scheduling by critical path. The rules'
+    orders are fixed per atom, so the ready atoms sit in one heap per rule and a
+    state's candidates come from the heads of the heaps.
+
+The DP minimizes the rounds' compute latency (sum of the slowest atom of each
+round); placement on engines and Algorithm 3's write-backs follow
+(:func:`accelsched.problems.atomic_placement.place_and_buffer`) and the result's
+objective is the round evaluator's, transfers included. It is a heuristic: never
 below the optimum (tested against ``cpsat-rounds``). The paper's exact rule
-definitions are not reproduced verbatim; this module states the ones used. On a mesh
-the rounds' atoms are placed by :func:`accelsched.formulations.atomic_mapping.assign_engines`.
+definitions are not reproduced verbatim; this module states the ones used.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import heapq
+import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Sequence
 
-from accelsched.formulations.atomic_mapping import assign_engines
-from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule
+from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, evaluate, objective
+from accelsched.problems.atomic_placement import place_and_buffer
 from accelsched.problems.base import MethodSpec
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 
-__all__ = ["METHODS", "RULES", "DPParams", "dp_rounds", "solve_dp"]
+__all__ = ["METHODS", "RULES", "DPParams", "DPStats", "dp_rounds", "solve_dp"]
 
 
 @dataclasses.dataclass(frozen=True)
 class DPParams:
-    """``max_states``: memo entries after which the DP stops branching (rule 1 only)."""
+    """Parameters of the DP, validated at construction.
+
+    Parameters
+    ----------
+    max_states
+        Memo entries of the full search after which states branch on rule 1 only.
+    full_atoms
+        Largest DAG searched in full; larger ones use the rolling horizon.
+    horizon
+        Rounds of lookahead of the rolling horizon, >= 1.
+    max_candidates
+        Candidate rounds per state, >= 1.
+    """
 
     max_states: int = 20000
+    full_atoms: int = 200
+    horizon: int = 1
+    max_candidates: int = 12
 
     def __post_init__(self) -> None:
-        if self.max_states < 1:
-            raise ValueError(f"DPParams: field max_states must be >= 1, got {self.max_states}")
+        for name in ("max_states", "horizon", "max_candidates"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"DPParams: field {name} must be >= 1, got {getattr(self, name)}")
+        if self.full_atoms < 0:
+            raise ValueError(f"DPParams: field full_atoms must be >= 0, got {self.full_atoms}")
+
+
+@dataclasses.dataclass(frozen=True)
+class DPStats:
+    """What one DP run did: the mode, the states it valued, the rounds it made and its compute latency."""
+
+    mode: str
+    states: int
+    rounds: int
+    compute_latency_cycles: int
 
 
 RULES: tuple[str, ...] = ("critical-path", "balance", "layer-order", "unlocking")
 """The priority rules, in the order candidates are tried."""
 
 
-def _keys(instance: AtomicInstance) -> list[Callable[[int], tuple[float, int]]]:
-    dag = instance.dag
-    succ: list[list[int]] = [[] for _ in dag.atoms]
-    for a, b, _ in dag.edges:
-        succ[a].append(b)
-    tail = [0] * len(dag.atoms)
-    for a in reversed(dag.topological_order):
-        tail[a] = dag.durations[a] + max((tail[b] for b in succ[a]), default=0)
-    rank = {a: i for i, a in enumerate(dag.topological_order)}
-    return [
-        lambda a: (-tail[a], a),
-        lambda a: (-dag.durations[a], a),
-        lambda a: (rank[a], a),
-        lambda a: (-len(succ[a]), a),
-    ]
+class _Graph:
+    """Durations, consumers and the rules' ranks of every atom (rank 0 first)."""
+
+    def __init__(self, dag: AtomDag) -> None:
+        n = len(dag.atoms)
+        self.n = n
+        self.durations = list(dag.durations)
+        self.succ = [list(s) for s in dag.successors]
+        self.preds = dag.predecessors
+        tail = [0] * n
+        for a in reversed(dag.topological_order):
+            tail[a] = self.durations[a] + max((tail[b] for b in self.succ[a]), default=0)
+        self.tail = tail
+        topo = {a: i for i, a in enumerate(dag.topological_order)}
+        keys = (
+            lambda a: (-tail[a], a),
+            lambda a: (-self.durations[a], a),
+            lambda a: (topo[a], a),
+            lambda a: (-len(self.succ[a]), a),
+        )
+        self.rank: list[list[int]] = []
+        for key in keys:
+            rank = [0] * n
+            for i, a in enumerate(sorted(range(n), key=key)):
+                rank[a] = i
+            self.rank.append(rank)
 
 
-def dp_rounds(instance: AtomicInstance, params: DPParams | None = None) -> tuple[RoundSchedule, int]:
-    """The DP's schedule and the number of states it stored."""
-    params = params or DPParams()
-    dag, n, engines = instance.dag, len(instance.dag.atoms), instance.n_engines
-    need = [sum(1 << p for p in dag.predecessors[a]) for a in range(n)]
-    keys = _keys(instance)
+def _runs(order: Sequence[int], durations: Sequence[int], engines: int) -> list[tuple[int, ...]]:
+    """Rule 2's runs of consecutive atoms (module docstring) in the balance order ``order``."""
+    if engines * len(order) <= 64:
+        return [tuple(order[i : i + size]) for size in range(1, engines + 1) for i in range(len(order) - size + 1)]
+    runs = []
+    for i in range(1, len(order)):
+        if durations[order[i]] != durations[order[i - 1]]:
+            runs.append(tuple(order[:i][:engines]))
+            runs.append(tuple(order[i : i + engines]))
+    return runs
+
+
+def _candidates(
+    graph: _Graph, orders: Sequence[Sequence[int]], engines: int, limit: int | None
+) -> list[tuple[int, ...]]:  # fmt: skip
+    """Candidate rounds from the rules' orders of the ready atoms (distinct, at most ``limit`` if given)."""
+    found = [tuple(order[:engines]) for order in orders]
+    found += _runs(orders[1], graph.durations, engines)
+    unique = list(dict.fromkeys(tuple(sorted(c)) for c in found if c))
+    return unique if limit is None else unique[:limit]
+
+
+def _full(graph: _Graph, engines: int, params: DPParams) -> tuple[list[tuple[int, ...]], int]:
+    """The full memo search (module docstring): the rounds and the number of states stored."""
+    n, durations = graph.n, graph.durations
+    need = [sum(1 << p for p in graph.preds[a]) for a in range(n)]
     full = (1 << n) - 1
     memo: dict[int, tuple[int, int]] = {full: (0, 0)}  # state -> (latency of the rest, next round's mask)
-
-    def value(done: int) -> int:
-        stack = [done]
-        while stack:  # iterative post-order: children first, so deep DAGs do not hit the recursion limit
-            state = stack[-1]
-            if state in memo:
-                stack.pop()
-                continue
-            ready = [a for a in range(n) if not state >> a & 1 and need[a] & state == need[a]]
-            rules = keys if len(memo) < params.max_states else keys[:1]
-            masks = [sum(1 << a for a in sorted(ready, key=k)[:engines]) for k in rules]
-            if len(rules) > 1:  # rule 2's runs of 1..N consecutive atoms
-                longest = sorted(ready, key=rules[1])
-                masks += [sum(1 << a for a in longest[i : i + size])
-                          for size in range(1, engines + 1) for i in range(len(ready) - size + 1)]  # fmt: skip
-            candidates = list(dict.fromkeys(masks))
-            missing = [state | c for c in candidates if state | c not in memo]
-            if missing:
-                stack.extend(missing)
-                continue
+    stack = [0]
+    while stack:  # iterative post-order: children first, so deep DAGs do not hit the recursion limit
+        state = stack[-1]
+        if state in memo:
             stack.pop()
-            memo[state] = min((max(dag.durations[a] for a in range(n) if c >> a & 1) + memo[state | c][0], c)
-                              for c in candidates)  # fmt: skip
-        return memo[done][0]
-
-    value(0)
-    rounds, state = [], 0
+            continue
+        ready = [a for a in range(n) if not state >> a & 1 and need[a] & state == need[a]]
+        orders = [sorted(ready, key=rank.__getitem__) for rank in graph.rank]
+        if len(memo) < params.max_states:
+            rounds = _candidates(graph, orders, engines, None)
+        else:
+            rounds = [tuple(orders[0][:engines])]
+        masks = [sum(1 << a for a in c) for c in rounds]
+        missing = [state | c for c in masks if state | c not in memo]
+        if missing:
+            stack.extend(missing)
+            continue
+        stack.pop()
+        memo[state] = min((max(durations[a] for a in rounds[i]) + memo[state | c][0], c) for i, c in enumerate(masks))
+    chosen, state = [], 0
     while state != full:
-        chosen = memo[state][1]
-        rounds.append(tuple(a for a in range(n) if chosen >> a & 1))
-        state |= chosen
-    return RoundSchedule(tuple(rounds)), len(memo)
+        mask = memo[state][1]
+        chosen.append(tuple(a for a in range(n) if mask >> a & 1))
+        state |= mask
+    return chosen, len(memo)
+
+
+class _Rolling:
+    """The rolling-horizon DP (module docstring)."""
+
+    def __init__(self, graph: _Graph, engines: int, params: DPParams) -> None:
+        self.graph, self.engines, self.params = graph, engines, params
+        self.waiting = [len(p) for p in graph.preds]
+        self.ready = bytearray(graph.n)
+        self.heaps: list[list[tuple[int, int]]] = [[] for _ in graph.rank]
+        self.left: dict[int, int] = {}  # duration -> unscheduled atoms of that duration
+        for d in graph.durations:
+            self.left[d] = self.left.get(d, 0) + 1
+        self.values = sorted(self.left, reverse=True)
+        self.states = 0
+        for a in range(graph.n):
+            if not self.waiting[a]:
+                self._push(a)
+
+    def _push(self, a: int) -> None:
+        self.ready[a] = 1
+        for heap, rank in zip(self.heaps, self.graph.rank, strict=True):
+            heapq.heappush(heap, (rank[a], a))
+
+    def _heads(self, count: int) -> list[list[int]]:
+        """The first ``count`` ready atoms of every rule (popped and pushed back)."""
+        heads = []
+        for heap in self.heaps:
+            taken: list[tuple[int, int]] = []
+            while heap and len(taken) < count:
+                item = heapq.heappop(heap)
+                if self.ready[item[1]] and (not taken or taken[-1] != item):
+                    taken.append(item)
+            for item in taken:
+                heapq.heappush(heap, item)
+            heads.append([a for _, a in taken])
+        return heads
+
+    def _released(self, after: frozenset[int], candidate: Sequence[int]) -> list[int]:
+        """Consumers of ``candidate`` whose uncommitted producers are all in ``after`` (the atoms chosen beyond the
+        committed rounds, ``candidate`` included)."""
+        out, seen = [], set()
+        for a in candidate:
+            for b in self.graph.succ[a]:
+                if b in seen or b in after:
+                    continue
+                seen.add(b)
+                if sum(1 for p in self.graph.preds[b] if p in after) == self.waiting[b]:
+                    out.append(b)
+        return out
+
+    def _orders(self, heads: list[list[int]], chosen: frozenset[int], released: list[int]) -> list[list[int]]:
+        orders = []
+        for rank, head in zip(self.graph.rank, heads, strict=True):
+            merged = heapq.merge([a for a in head if a not in chosen], sorted(released, key=rank.__getitem__),
+                                 key=rank.__getitem__)  # fmt: skip
+            orders.append(list(itertools.islice(merged, len(head))))
+        return orders
+
+    def _estimate(self, orders: list[list[int]], chosen: frozenset[int]) -> float:
+        """The larger of two lower bounds of the rest (module docstring): the round bound of the unscheduled
+        durations, and the path bound over the ready atoms taken by remaining path."""
+        durations, tail, n = self.graph.durations, self.graph.tail, self.engines
+        taken: dict[int, int] = {}
+        for a in chosen:
+            taken[durations[a]] = taken.get(durations[a], 0) + 1
+        rounds, position = 0, 0
+        for d in self.values:
+            count = self.left[d] - taken.get(d, 0)
+            if count:
+                rounds += d * (-(-(position + count) // n) - (-(-position // n)))
+                position += count
+        paths, shortest = 0, None
+        for k, a in enumerate(orders[0], start=1):
+            shortest = durations[a] if shortest is None else min(shortest, durations[a])
+            paths = max(paths, (-(-k // n) - 1) * shortest + tail[a])
+        return max(rounds, paths)
+
+    def _value(
+        self, heads: list[list[int]], chosen: frozenset[int], released: list[int], depth: int,
+        memo: dict[tuple[frozenset[int], int], float],
+    ) -> float:  # fmt: skip
+        key = (chosen, depth)
+        if key in memo:
+            return memo[key]
+        self.states += 1
+        orders = self._orders(heads, chosen, released)
+        if not orders[0]:
+            value = 0.0
+        elif depth == 0:
+            value = self._estimate(orders, chosen)
+        else:
+            value = min(self._child(heads, chosen, released, depth, c, memo)
+                        for c in _candidates(self.graph, orders, self.engines, self.params.max_candidates))  # fmt: skip
+        memo[key] = value
+        return value
+
+    def _child(
+        self, heads: list[list[int]], chosen: frozenset[int], released: list[int], depth: int,
+        candidate: tuple[int, ...], memo: dict[tuple[frozenset[int], int], float],
+    ) -> float:  # fmt: skip
+        durations = self.graph.durations
+        after = chosen | frozenset(candidate)
+        more = [a for a in released if a not in after] + self._released(after, candidate)
+        return max(durations[a] for a in candidate) + self._value(heads, after, more, depth - 1, memo)
+
+    def run(self) -> list[tuple[int, ...]]:
+        graph, engines = self.graph, self.engines
+        rounds: list[tuple[int, ...]] = []
+        while True:
+            heads = self._heads((self.params.horizon + 1) * engines)
+            if not heads[0]:
+                return rounds
+            memo: dict[tuple[frozenset[int], int], float] = {}
+            root = frozenset[int]()
+            orders = self._orders(heads, root, [])
+            options = _candidates(graph, orders, engines, self.params.max_candidates)
+            best = min(options, key=lambda c: (self._child(heads, root, [], self.params.horizon, c, memo), -len(c)))
+            rounds.append(best)
+            for a in best:
+                self.ready[a] = 0
+                self.left[graph.durations[a]] -= 1
+            for a in best:
+                for b in graph.succ[a]:
+                    self.waiting[b] -= 1
+                    if not self.waiting[b]:
+                        self._push(b)
+
+
+def dp_rounds(instance: AtomicInstance, params: DPParams | None = None) -> tuple[RoundSchedule, DPStats]:
+    """The DP's rounds of the instance's DAG (not yet placed) and what the run did."""
+    params = params or DPParams()
+    graph = _Graph(instance.dag)
+    if graph.n <= params.full_atoms:
+        rounds, states = _full(graph, instance.n_engines, params)
+        mode = "full"
+    else:
+        rolling = _Rolling(graph, instance.n_engines, params)
+        rounds, states = rolling.run(), rolling.states
+        mode = f"rolling horizon {params.horizon}"
+        base = _Rolling(graph, instance.n_engines, dataclasses.replace(params, max_candidates=1))
+        greedy = base.run()
+        states += base.states
+        if _latency(graph, greedy) < _latency(graph, rounds):
+            rounds, mode = greedy, f"{mode} (its rule-1 greedy was better)"
+    return RoundSchedule(tuple(rounds)), DPStats(mode, states, len(rounds), _latency(graph, rounds))
+
+
+def _latency(graph: _Graph, rounds: Sequence[Sequence[int]]) -> int:
+    return sum(max(graph.durations[a] for a in r) for r in rounds)
 
 
 def solve_dp(
     instance: AtomicInstance, options: SolveOptions, warm_start: object = None, params: DPParams | None = None
 ) -> Result[RoundSchedule]:
-    """Run the DP (latency objective; the warm start and the time limit are not used: the DP is bounded by
-    ``max_states``)."""
+    """Run the DP, place and buffer its rounds, and price them with the round evaluator (latency objective; the
+    warm start and the time limit are not used: the DP's work is bounded by its parameters)."""
     start = time.perf_counter()
     if instance.objective != "latency":
         return Result.no_solution(Status.ERROR, PROBLEM.name, "dp",
                                   f"objective {instance.objective!r}: the DP minimizes latency")  # fmt: skip
-    schedule, states = dp_rounds(instance, params)
-    if instance.mesh is not None:
-        schedule = assign_engines(instance, schedule)
-    latency = float(sum(max(instance.dag.durations[a] for a in r) for r in schedule.rounds))
-    return Result(Status.FEASIBLE, PROBLEM.name, "dp", solution=schedule, objective=latency,
+    rounds, stats = dp_rounds(instance, params)
+    schedule = place_and_buffer(instance, rounds)
+    value = objective(instance, schedule, evaluate(instance, schedule))
+    note = f"{stats.mode}; {stats.states} states; compute latency {stats.compute_latency_cycles} cycles"
+    return Result(Status.FEASIBLE, PROBLEM.name, "dp", solution=schedule, objective=value,
                   runtime_s=time.perf_counter() - start,
-                  stats=SolveStats(iterations=states, native_status=f"{states} memo states"))  # fmt: skip
+                  stats=SolveStats(iterations=stats.states, native_status=note))  # fmt: skip
 
 
 METHODS: tuple[MethodSpec, ...] = (
@@ -141,7 +368,8 @@ METHODS: tuple[MethodSpec, ...] = (
         PROBLEM.name,
         "heuristic",
         solve_dp,
-        "DP over the untraversed sub-DAG, next rounds from four priority rules, memo table",
+        "DP over the untraversed sub-DAG, next rounds from four priority rules, memo table (rolling horizon on "
+        "large DAGs)",
     ),
 )
 """The DP method: ``dp``."""

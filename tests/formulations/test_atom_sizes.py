@@ -13,7 +13,8 @@ from accelsched.hardware import load_accelerator
 from accelsched.hardware.spec import Accelerator
 from accelsched.heuristics.atom_sizes_sa import AtomSizeSAParams, sa_sizes
 from accelsched.models.registry import load_workload
-from accelsched.problems.atomic import AtomSize, check_atom_size, make_instance
+from accelsched.problems.atomic import AtomSize, make_instance
+from accelsched.problems.atomic_atoms import atom_count, check_size
 
 KC = load_accelerator("atomic-8x8-kc")
 YX = load_accelerator("atomic-8x8-yx")
@@ -56,7 +57,17 @@ def test_candidates_keep_the_pe_array_rule_and_fit_the_buffer() -> None:
         for name, cands in zip(table.layers, table.candidates, strict=True):
             assert cands and [t for _, t in cands] == sorted(t for _, t in cands)
             for size, _ in cands:
-                check_atom_size(workload[name], size, accelerator.cores[0])
+                check_size(workload[name], size, accelerator.cores[0])
+
+
+def test_every_layer_offers_atoms_enough_to_fill_the_engines_where_it_can() -> None:
+    workload = load_workload("random:6:1")
+    table = size_table(workload, KC, max_atoms=64, min_atoms=16)
+    for name, cands in zip(table.layers, table.candidates, strict=True):
+        counts = [atom_count(workload[name], size) for size, _ in cands]
+        most = max(atom_count(workload[name], size) for size, _ in size_table(workload, KC).candidates[
+            table.layers.index(name)])  # fmt: skip
+        assert min(counts) >= min(16, most), (name, counts)
 
 
 def test_the_annealing_is_seeded_and_validated() -> None:

@@ -7,9 +7,20 @@ import itertools
 
 import pytest
 
-from accelsched.formulations.atomic_jobshop import jobshop_model, rounds_from_starts
-from accelsched.formulations.atomic_rounds import RoundsCpSat, greedy_rounds
-from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, check, lower_bounds
+from accelsched.formulations import atomic_rounds
+from accelsched.formulations.atomic_jobshop import JobShop, rounds_from_starts
+from accelsched.formulations.atomic_rounds import RoundsCpSat, compute_latency, greedy_rounds
+from accelsched.hardware import load_accelerator
+from accelsched.models.registry import load_workload
+from accelsched.problems.atomic import (
+    PROBLEM,
+    AtomDag,
+    AtomicInstance,
+    RoundSchedule,
+    check,
+    lower_bounds,
+    make_instance,
+)
 from accelsched.registry import get_method, run_method
 from accelsched.solvers import SolveOptions, Status, solve_cpsat
 
@@ -76,9 +87,9 @@ def test_greedy_rounds_are_valid_and_never_below_the_optimum() -> None:
 
 def test_the_model_objective_is_the_evaluators_latency() -> None:
     instance = random_instance(7)
-    model = RoundsCpSat(instance)
-    answer = solve_cpsat(model.model, OPTIONS, model.hints(greedy_rounds(instance)))
-    schedule = model.decode(answer)
+    model = RoundsCpSat(instance.dag, instance.n_engines)
+    answer = solve_cpsat(model.model, OPTIONS, model.hints(greedy_rounds(instance).rounds))
+    schedule = RoundSchedule(tuple(model.decode(answer)))
     check(instance, schedule)
     assert answer.objective == PROBLEM.evaluate(instance, schedule).latency_cycles
 
@@ -86,9 +97,9 @@ def test_the_model_objective_is_the_evaluators_latency() -> None:
 def test_rounds_read_off_a_job_shop_schedule_are_valid() -> None:
     for seed in range(10):
         instance = random_instance(seed)
-        model, starts, _ = jobshop_model(instance)
-        answer = solve_cpsat(model, OPTIONS)
-        check(instance, rounds_from_starts(instance, [answer.value(s) for s in starts]))
+        shop = JobShop(instance)
+        answer = solve_cpsat(shop.model, OPTIONS)
+        check(instance, rounds_from_starts(instance, [answer.value(s) for s in shop.starts]))
 
 
 def test_a_bad_warm_start_is_ignored_with_a_note_and_other_objectives_are_refused() -> None:
@@ -108,3 +119,43 @@ def test_a_time_limited_solution_reports_the_evaluators_latency() -> None:
     result = run_method(PROBLEM, instance, ROUNDS, SolveOptions(time_limit_s=0.5, threads=1))
     assert result.status in (Status.FEASIBLE, Status.OPTIMAL) and result.cost is not None
     assert result.objective == result.cost.latency_cycles
+
+
+KC = load_accelerator("atomic-8x8-kc")
+
+
+@pytest.mark.parametrize(("workload", "engines"), [("random:2:0", 3), ("random:2:1", 2), ("random:3:0", 3),
+                                                   ("random:3:1", 2), ("random:2:3", 3)])  # fmt: skip
+def test_on_a_mesh_the_job_shop_with_transfer_delays_bounds_every_schedule_of_its_atoms(
+    workload: str, engines: int
+) -> None:
+    """Real atoms (10-24) on 2-3 engines: the engine-choice job shop (transfer delays between engines) of a DAG
+    stays below the evaluator's latency of every schedule of that DAG, transfers and HBM included: the round
+    methods' on the instance's atoms, and each baseline's on the atoms of its own sizes (a time-limited job shop
+    still reports a valid bound)."""
+    instance = make_instance(load_workload(workload), KC, {"engines": str(engines), "atoms": "exact"})
+    options = SolveOptions(time_limit_s=4, threads=1, seed=0)
+    shop = run_method(PROBLEM, instance, JOBSHOP, options)
+    assert "engines and transfer delays" in shop.stats.native_status and shop.bound is not None
+    for name in ("cpsat-rounds", "dp", "ls", "cnn-p", "il-pipe"):
+        result = run_method(PROBLEM, instance, get_method("atomic", name), options)
+        assert result.solution is not None and result.objective is not None
+        bound: float | None = shop.bound
+        if result.solution.sizes is not None:
+            own = AtomicInstance(instance.dag_for(result.solution), instance.n_engines, instance.accelerator)
+            bound = run_method(PROBLEM, own, JOBSHOP, options).bound
+        assert bound is not None and bound <= result.objective + 1e-6, name
+
+
+def test_the_rolling_horizon_improves_a_large_schedule_window_by_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above the whole-model size, the windows keep every rule, never lengthen the start and report the global
+    bound."""
+    monkeypatch.setattr(atomic_rounds, "MAX_ATOMS", 10)
+    monkeypatch.setattr(atomic_rounds, "WINDOW_ATOMS", 9)
+    instance = AtomicInstance(AtomDag.random(40, 11, edge_probability=0.08), 3)
+    start = greedy_rounds(instance)
+    result = run_method(PROBLEM, instance, ROUNDS, SolveOptions(time_limit_s=20, threads=1), warm_start=start)
+    assert result.status is Status.FEASIBLE and result.solution is not None and result.objective is not None
+    assert "rolling horizon" in result.stats.native_status and "hinted by the warm start" in result.stats.native_status
+    assert result.objective <= compute_latency(instance.dag, start.rounds)
+    assert result.bound == max(lower_bounds(instance))

@@ -6,7 +6,7 @@ import pytest
 
 from accelsched.formulations.atomic_rounds import greedy_rounds
 from accelsched.heuristics.atomic_dp import DPParams, dp_rounds
-from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, check
+from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, check, lower_bounds
 from accelsched.registry import get_method, run_method
 from accelsched.solvers import SolveOptions, Status
 from tests.formulations.test_atomic_exact import SEEDS, brute_force, random_instance
@@ -28,11 +28,26 @@ def test_the_dp_is_never_below_the_optimum_and_often_reaches_it() -> None:
 
 def test_the_memo_limit_turns_the_dp_into_the_critical_path_greedy() -> None:
     instance = AtomicInstance(AtomDag.random(30, 3, edge_probability=0.1), 4)
-    bounded, states = dp_rounds(instance, DPParams(max_states=1))
+    bounded, stats = dp_rounds(instance, DPParams(max_states=1))
     check(instance, bounded)
-    assert states == len(bounded.rounds) + 1  # one state per round, plus the final one
+    assert stats.mode == "full" and stats.states == len(bounded.rounds) + 1  # one state per round, plus the last
     free, more = dp_rounds(instance)
     latency = [PROBLEM.evaluate(instance, s).latency_cycles for s in (bounded, free, greedy_rounds(instance))]
-    assert more > states and latency[1] <= latency[0]
+    assert more.states > stats.states and latency[1] <= latency[0]
     with pytest.raises(ValueError, match="max_states must be >= 1"):
         DPParams(max_states=0)
+    with pytest.raises(ValueError, match="horizon must be >= 1"):
+        DPParams(horizon=0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_rolling_horizon_is_valid_and_never_worse_than_its_greedy(seed: int) -> None:
+    instance = AtomicInstance(AtomDag.random(80, seed, edge_probability=0.05), 2 + seed % 4)
+    greedy, _ = dp_rounds(instance, DPParams(full_atoms=0, max_candidates=1))
+    for horizon in (1, 2):
+        rolled, stats = dp_rounds(instance, DPParams(full_atoms=0, horizon=horizon))
+        check(instance, rolled)
+        assert stats.mode.startswith(f"rolling horizon {horizon}")
+        assert stats.compute_latency_cycles == PROBLEM.evaluate(instance, rolled).latency_cycles
+        assert stats.compute_latency_cycles <= PROBLEM.evaluate(instance, greedy).latency_cycles
+        assert stats.compute_latency_cycles >= max(lower_bounds(instance))

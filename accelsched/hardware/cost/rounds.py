@@ -1,67 +1,438 @@
-"""The round evaluator of the atomic problem (:mod:`accelsched.problems.atomic`).
+r"""The round evaluator of the atomic problem (:mod:`accelsched.problems.atomic`).
 
-Latency
-    Rounds are synchronous: a round lasts as long as its slowest atom, and the
-    latency is the sum over rounds. An atom's duration comes from the shared
-    per-layer cost model with its operands in the engine's SRAM
-    (:func:`accelsched.problems.atomic.atomize`).
+Execution
+    Rounds run back to back. In a round each engine runs its atoms in the listed
+    order; an atom starts when its engine is free and its producers in the same
+    round (pipelined baselines only) have finished; the round ends with its last
+    atom. With one atom per engine (Atomic Dataflow's rounds) a round lasts as long
+    as its slowest atom.
+Time of an atom ``a`` on engine ``e``
+    :math:`t_a = \text{load}_a + \text{compute}_a + \text{store}_a`, the atom's data
+    being in the engine buffer before it computes:
+
+    * ``compute``: the atom's cycles from the shared per-layer cost model
+      (:func:`accelsched.problems.atomic_atoms.atom_cost`);
+    * ``load = max(NoC, HBM)``, the two loads running in parallel. NoC: every
+      input held on chip by another engine crosses the mesh with
+      :func:`accelsched.hardware.cost.transfer.core_to_core` (bytes over the link
+      bandwidth plus one cycle per hop, XY routing), one transfer after the other.
+      HBM: the atom's HBM reads (its weights unless its engine ran an atom with the
+      same weights just before, the network input it reads, and inputs whose
+      producer wrote them back) at its share of the HBM bandwidth, the bandwidth
+      divided evenly among the engines active in the round, and never faster than
+      the mesh path from the nearest HBM port (as in
+      :func:`accelsched.hardware.cost.transfer.dram_to_core`);
+    * ``store``: the HBM write of a written-back output or a network output, at
+      the same share.
 Energy
-    The atoms' engine energy (MACs and engine memories, from the same cost model),
-    plus, when the schedule gives every atom an engine and the instance has a mesh,
-    the NoC energy of each edge between atoms on different engines: its bytes x the
-    XY-routing hops between the two engines x the mesh's energy per byte and hop.
-Utilization
-    Engine-time utilization: the atoms' cycles over ``N`` engines x the latency.
+    The atoms' engine energy (MACs and engine memories), the buffer writes of
+    everything loaded (``mem:<buffer>``), the NoC (byte-hops x energy per byte and
+    hop, HBM traffic included from its port), and HBM reads and writes.
+Buffer
+    What engine ``e`` holds during round ``r`` (:func:`buffer_occupancy`): the
+    outputs of its earlier atoms that a later round still reads and that were not
+    written back (held until the end of the round of their last consumer), the
+    outputs of its atoms of ``r`` that a later round reads, and the largest working
+    set among its atoms of ``r``: the inputs it does not find in the buffer
+    already, its weights, and its output when nothing later reads it.
+Metrics
+    PE utilization (MACs over the engines' MAC slots during the latency), NoC
+    overhead and HBM stall share (the latency that transfers over the mesh, and
+    the HBM, add: the latency minus the latency with those transfers free, over
+    the latency), on-chip reuse (the bytes passed between atoms that stay on chip
+    over all of them), throughput.
 
-Not modelled yet (stated so that no number is read as more than it is): NoC
-transfer time on the latency, DRAM traffic (inputs, weights and outputs are taken
-as on chip) and the per-engine buffer occupancy under an eviction policy; the
-report's ``dram_bytes`` is 0 and its ``peak_memory_bytes`` is the largest round's
-sum of atom output bytes.
+An abstract instance (no accelerator) has no transfers, no HBM and no buffer: an
+atom takes its compute cycles.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
 from accelsched.hardware.cost.report import CostReport
-from accelsched.problems.atomic import AtomicInstance, RoundSchedule
+from accelsched.hardware.cost.transfer import core_to_core
+from accelsched.hardware.spec import Accelerator, Mesh
+from accelsched.problems.atomic import AtomDag, AtomicInstance, RoundSchedule
+from accelsched.problems.atomic_atoms import buffer_bytes
 
-__all__ = ["evaluate_rounds", "noc_byte_hops", "round_durations"]
+__all__ = [
+    "AtomicMetrics",
+    "RoundRun",
+    "atomic_metrics",
+    "buffer_occupancy",
+    "buffer_overflow",
+    "evaluate_rounds",
+    "round_durations",
+    "simulate",
+]
 
 
-def round_durations(instance: AtomicInstance, solution: RoundSchedule) -> list[int]:
-    """Cycles of every round: its slowest atom."""
-    durations = instance.dag.durations
-    return [max(durations[a] for a in members) for members in solution.rounds]
+class _DagArrays:
+    """Per-atom numbers of a DAG as arrays (built once per DAG)."""
+
+    def __init__(self, dag: AtomDag) -> None:
+        atoms = dag.atoms
+        self.durations = np.fromiter((a.duration_cycles for a in atoms), dtype=np.float64, count=len(atoms))
+        self.outputs = np.fromiter((a.output_bytes for a in atoms), dtype=np.float64, count=len(atoms))
+        self.inputs = np.fromiter((a.input_bytes for a in atoms), dtype=np.float64, count=len(atoms))
+        self.weights = np.fromiter((a.weight_bytes for a in atoms), dtype=np.float64, count=len(atoms))
+        self.network_inputs = np.fromiter((a.network_input_bytes for a in atoms), dtype=np.float64, count=len(atoms))
+        self.network_outputs = np.fromiter((a.network_output for a in atoms), dtype=bool, count=len(atoms))
+        self.macs = int(sum(a.macs for a in atoms))
+        keys: dict[tuple[str, tuple[int, int], tuple[int, int]], int] = {}
+        self.weight_keys = np.fromiter((keys.setdefault(a.weight_key, len(keys)) for a in atoms), dtype=np.int64,
+                                       count=len(atoms))  # fmt: skip
+        energy: dict[str, float] = {}
+        for atom in atoms:
+            if atom.energy_breakdown_pj:
+                for key, value in atom.energy_breakdown_pj:
+                    energy[key] = energy.get(key, 0.0) + value
+            else:
+                energy["engines"] = energy.get("engines", 0.0) + atom.energy_pj
+        self.energy = energy
+        src, dst, nbytes = dag.edge_array.T
+        self.src, self.dst, self.edge_bytes = src, dst, nbytes.astype(np.float64)
 
 
-def noc_byte_hops(instance: AtomicInstance, solution: RoundSchedule) -> float:
-    """Bytes x hops of the edges between atoms on different engines (0 without engines or mesh)."""
-    if solution.engines is None or instance.mesh is None:
-        return 0.0
-    cols = instance.mesh.cols
-    total = 0.0
-    for a, b, nbytes in instance.dag.edges:
-        ea, eb = solution.engines[a], solution.engines[b]
-        total += nbytes * (abs(ea // cols - eb // cols) + abs(ea % cols - eb % cols))
-    return total
+_ARRAYS: dict[int, tuple[AtomDag, _DagArrays]] = {}
+
+
+def _arrays(dag: AtomDag) -> _DagArrays:
+    entry = _ARRAYS.get(id(dag))
+    if entry is None or entry[0] is not dag:
+        if len(_ARRAYS) > 16:
+            _ARRAYS.clear()
+        entry = (dag, _DagArrays(dag))
+        _ARRAYS[id(dag)] = entry
+    return entry[1]
+
+
+class _Platform:
+    """Transfer costs between the instance's engines, from the shared transfer primitives (built once per
+    accelerator and engine count)."""
+
+    def __init__(self, accelerator: Accelerator, n_engines: int) -> None:
+        engines = range(n_engines)
+        one = [[core_to_core(accelerator, e, f, 1.0) for f in engines] for e in engines]
+        two = [[core_to_core(accelerator, e, f, 2.0) for f in engines] for e in engines]
+        self.cycles_per_byte = np.array([[b.cycles - a.cycles for a, b in zip(r1, r2, strict=True)]
+                                         for r1, r2 in zip(one, two, strict=True)])  # fmt: skip
+        self.fixed_cycles = np.array([[2 * a.cycles - b.cycles for a, b in zip(r1, r2, strict=True)]
+                                      for r1, r2 in zip(one, two, strict=True)])  # fmt: skip
+        self.energy_per_byte = np.array([[t.network_energy_pj for t in row] for row in one])
+        self.hops_per_byte = np.array([[t.byte_hops for t in row] for row in one])
+        net = accelerator.interconnect
+        self.dram_hops = np.array([net.dram_hops(e) if isinstance(net, Mesh) else 0 for e in engines], dtype=float)
+        self.link_bandwidth = net.link_bandwidth_bytes_per_cycle if isinstance(net, Mesh) else np.inf
+        self.hop_energy = net.hop_energy_pj_per_byte if isinstance(net, Mesh) else 0.0
+        self.hbm_bandwidth = accelerator.offchip.bandwidth_bytes_per_cycle
+        self.hbm_read_energy = accelerator.offchip.read_energy_pj_per_byte
+        self.hbm_write_energy = accelerator.offchip.write_energy_pj_per_byte
+        core = accelerator.cores[0]
+        top = {levels[-1] for levels in core.hierarchy.values() if levels}
+        self.buffer_name = sorted(top)[0]
+        self.buffer_write_energy = core.memory(self.buffer_name).write_energy_pj_per_byte
+        self.capacity_bytes = buffer_bytes(core)
+        self.macs_per_engine = core.n_macs
+        self.clock_hz = accelerator.clock_hz
+
+
+_PLATFORMS: dict[tuple[int, int], tuple[Accelerator, _Platform]] = {}
+
+
+def _platform(instance: AtomicInstance) -> _Platform | None:
+    acc = instance.accelerator
+    if acc is None:
+        return None
+    entry = _PLATFORMS.get((id(acc), instance.n_engines))
+    if entry is None or entry[0] is not acc:
+        entry = (acc, _Platform(acc, instance.n_engines))
+        _PLATFORMS[id(acc), instance.n_engines] = entry
+    return entry[1]
+
+
+def _hbm_cycles(nbytes: np.ndarray, share: np.ndarray, hops: np.ndarray, link: float) -> np.ndarray:
+    """Cycles of HBM transfers of ``nbytes`` at bandwidth ``share``, at least the mesh path of ``hops`` links."""
+    network = np.where(hops > 0, nbytes / link + hops, 0.0)
+    return np.where(nbytes > 0, np.maximum(nbytes / share, network), 0.0)
+
+
+@dataclass(frozen=True)
+class RoundRun:
+    """What the evaluator derives from one schedule. Arrays are indexed by atom unless said otherwise.
+
+    Attributes
+    ----------
+    round_of, engine
+        Round and engine of every atom.
+    start_cycles, finish_cycles
+        When every atom starts loading and finishes storing.
+    load_cycles, store_cycles, noc_cycles
+        The load (NoC and HBM in parallel), the HBM store, and the NoC part of the load.
+    hbm_read_bytes, hbm_write_bytes
+        HBM traffic of every atom.
+    round_end_cycles
+        End of every round (indexed by round).
+    noc_byte_hops, onchip_bytes, offchip_bytes
+        Byte-hops on the mesh; bytes passed between atoms on chip (same engine or over the mesh) and through HBM.
+    energy_breakdown_pj
+        Energy by component.
+    occupancy_bytes
+        Buffer held per engine and round (engines x rounds), None without an accelerator.
+    """
+
+    round_of: np.ndarray
+    engine: np.ndarray
+    start_cycles: np.ndarray
+    finish_cycles: np.ndarray
+    load_cycles: np.ndarray
+    store_cycles: np.ndarray
+    noc_cycles: np.ndarray
+    hbm_read_bytes: np.ndarray
+    hbm_write_bytes: np.ndarray
+    round_end_cycles: np.ndarray
+    noc_byte_hops: float
+    onchip_bytes: float
+    offchip_bytes: float
+    energy_breakdown_pj: dict[str, float]
+    occupancy_bytes: np.ndarray | None
+    macs: int
+    mac_slots_per_cycle: int
+
+    @property
+    def latency_cycles(self) -> float:
+        return float(self.round_end_cycles[-1]) if len(self.round_end_cycles) else 0.0
+
+    @cached_property
+    def report(self) -> CostReport:
+        """The shared :class:`CostReport`."""
+        latency = self.latency_cycles
+        peak = float(self.occupancy_bytes.sum(axis=0).max()) if self.occupancy_bytes is not None else 0.0
+        return CostReport(
+            energy_pj=sum(self.energy_breakdown_pj.values()),
+            latency_cycles=latency,
+            dram_bytes=float(self.hbm_read_bytes.sum() + self.hbm_write_bytes.sum()),
+            noc_byte_hops=self.noc_byte_hops,
+            peak_memory_bytes=peak,
+            utilization=min(1.0, self.macs / (self.mac_slots_per_cycle * latency)) if latency > 0 else 0.0,
+            macs=self.macs,
+            energy_breakdown_pj=self.energy_breakdown_pj,
+        )
+
+
+def _rounds_and_engines(instance: AtomicInstance, solution: RoundSchedule, n: int) -> tuple[np.ndarray, ...]:
+    """Round, execution position and engine of every atom; atoms in execution order; round sizes."""
+    sizes = np.fromiter((len(r) for r in solution.rounds), dtype=np.int64, count=len(solution.rounds))
+    order = np.fromiter((a for r in solution.rounds for a in r), dtype=np.int64, count=int(sizes.sum()))
+    round_of = np.empty(n, dtype=np.int64)
+    round_of[order] = np.repeat(np.arange(len(sizes)), sizes)
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(len(order))
+    if solution.engines is not None:
+        engine = np.asarray(solution.engines, dtype=np.int64)
+    else:
+        first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        engine = position - first[round_of]
+    return round_of, position, engine, order, sizes
+
+
+_RECENT: list[tuple[AtomicInstance, RoundSchedule, bool, bool, RoundRun]] = []
+
+
+def simulate(
+    instance: AtomicInstance, solution: RoundSchedule, *, free_noc: bool = False, free_hbm: bool = False
+) -> RoundRun:
+    """Run ``solution`` through the evaluator (module docstring); ``free_noc`` / ``free_hbm`` make those transfers
+    take no time (for the overhead metrics). The solution is assumed checked. The last few runs are remembered by
+    identity (the checker and the evaluator run the same schedule one after the other)."""
+    for inst, sol, noc, hbm, run in _RECENT:
+        if inst is instance and sol is solution and (noc, hbm) == (free_noc, free_hbm):
+            return run
+    run = _simulate(instance, solution, free_noc, free_hbm)
+    _RECENT.insert(0, (instance, solution, free_noc, free_hbm, run))
+    del _RECENT[3:]
+    return run
+
+
+def _simulate(instance: AtomicInstance, solution: RoundSchedule, free_noc: bool, free_hbm: bool) -> RoundRun:
+    dag = instance.dag_for(solution)
+    arrays, platform = _arrays(dag), _platform(instance)
+    n = len(dag.atoms)
+    round_of, position, engine, order, sizes = _rounds_and_engines(instance, solution, n)
+    n_rounds = len(sizes)
+    src, dst, edge_bytes = arrays.src, arrays.dst, arrays.edge_bytes
+    written = np.zeros(n, dtype=bool)
+    if solution.write_back:
+        written[np.fromiter(solution.write_back, dtype=np.int64)] = True
+    on_chip = ~written[src]
+    local = on_chip & (engine[src] == engine[dst])
+    remote = on_chip & ~local
+    zeros = np.zeros(n)
+    noc: np.ndarray
+    energy = dict(arrays.energy)
+    if platform is None:
+        load = store = noc = reads = writes = zeros
+        byte_hops = 0.0
+    else:
+        es, ed, rb = engine[src[remote]], engine[dst[remote]], edge_bytes[remote]
+        noc = np.bincount(dst[remote], weights=rb * platform.cycles_per_byte[es, ed] + platform.fixed_cycles[es, ed],
+                          minlength=n)  # fmt: skip
+        from_hbm = np.bincount(dst[~on_chip], weights=edge_bytes[~on_chip], minlength=n)
+        by_engine = np.lexsort((position, engine))
+        reuse = np.zeros(n, dtype=bool)
+        same = (engine[by_engine][1:] == engine[by_engine][:-1]) & (
+            arrays.weight_keys[by_engine][1:] == arrays.weight_keys[by_engine][:-1]
+        )
+        reuse[by_engine[1:]] = same
+        reads = np.where(reuse, 0.0, arrays.weights) + arrays.network_inputs + from_hbm
+        writes = np.where(written | arrays.network_outputs, arrays.outputs, 0.0)
+        active = np.bincount(np.unique(round_of * instance.n_engines + engine) // instance.n_engines,
+                             minlength=n_rounds)  # fmt: skip
+        share = platform.hbm_bandwidth / active[round_of]
+        hops = platform.dram_hops[engine]
+        hbm_in = _hbm_cycles(reads, share, hops, platform.link_bandwidth)
+        store = _hbm_cycles(writes, share, hops, platform.link_bandwidth)
+        load = np.maximum(0.0 if free_noc else noc, 0.0 if free_hbm else hbm_in)
+        if free_hbm:
+            store = zeros
+        noc_energy = float((rb * platform.energy_per_byte[es, ed]).sum())
+        byte_hops = float((rb * platform.hops_per_byte[es, ed]).sum()) + float(((reads + writes) * hops).sum())
+        noc_energy += float(((reads + writes) * hops).sum()) * platform.hop_energy
+        fill = float(rb.sum() + reads.sum()) * platform.buffer_write_energy
+        key = f"mem:{platform.buffer_name}"
+        energy[key] = energy.get(key, 0.0) + fill
+        energy["noc"] = energy.get("noc", 0.0) + noc_energy
+        energy["dram"] = float(reads.sum()) * platform.hbm_read_energy + float(writes.sum()) * platform.hbm_write_energy
+    busy = load + arrays.durations + store
+    start, finish, round_end = _timeline(dag, solution, round_of, engine, order, sizes, busy, instance.n_engines)
+    occupancy = None
+    if platform is not None:
+        occupancy = _occupancy(arrays, round_of, engine, written, local, n_rounds, instance.n_engines)
+    slots = instance.n_engines * (platform.macs_per_engine if platform is not None else 1)
+    macs = arrays.macs if platform is not None else int(arrays.durations.sum())
+    return RoundRun(round_of, engine, start, finish, load, store, noc, reads, writes, round_end, byte_hops,
+                    float(edge_bytes[on_chip].sum()), float(edge_bytes[~on_chip].sum()),
+                    {k: v for k, v in energy.items() if v}, occupancy, macs, slots)  # fmt: skip
+
+
+def _timeline(
+    dag: AtomDag, solution: RoundSchedule, round_of: np.ndarray, engine: np.ndarray, order: np.ndarray,
+    sizes: np.ndarray, busy: np.ndarray, n_engines: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Start and finish of every atom and the end of every round (module docstring)."""
+    n_rounds = len(sizes)
+    pairs = np.unique(round_of * n_engines + engine)
+    crowded = np.bincount(pairs // n_engines, minlength=n_rounds) < sizes  # an engine runs several atoms
+    src, dst = dag.edge_array[:, 0], dag.edge_array[:, 1]
+    inner = round_of[src] == round_of[dst]
+    crowded[round_of[src[inner]]] = True
+    first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    length = np.maximum.reduceat(busy[order], first) if len(order) else np.zeros(0)
+    offset = np.zeros(len(busy))
+    preds = dag.predecessors
+    for r in np.flatnonzero(crowded):
+        free: dict[int, float] = {}
+        done: dict[int, float] = {}
+        for a in solution.rounds[r]:
+            ready = max([free.get(int(engine[a]), 0.0)] + [done[p] for p in preds[a] if p in done])
+            offset[a] = ready
+            done[a] = ready + busy[a]
+            free[int(engine[a])] = done[a]
+        length[r] = max(done.values())
+    round_end = np.cumsum(length)
+    round_start = round_end - length
+    start = round_start[round_of] + offset
+    return start, start + busy, round_end
+
+
+def _occupancy(
+    arrays: _DagArrays, round_of: np.ndarray, engine: np.ndarray, written: np.ndarray, local: np.ndarray,
+    n_rounds: int, n_engines: int,
+) -> np.ndarray:  # fmt: skip
+    """Bytes held per engine and round (module docstring)."""
+    n = len(round_of)
+    src, dst = arrays.src, arrays.dst
+    last_use = np.full(n, -1, dtype=np.int64)
+    np.maximum.at(last_use, src, round_of[dst])
+    persists = ~written & (last_use > round_of)
+    held = np.zeros((n_engines, n_rounds + 1))
+    p = np.flatnonzero(persists)
+    np.add.at(held, (engine[p], round_of[p] + 1), arrays.outputs[p])
+    np.add.at(held, (engine[p], last_use[p] + 1), -arrays.outputs[p])
+    resident = np.cumsum(held, axis=1)[:, :n_rounds]
+    kept = np.zeros((n_engines, n_rounds))
+    np.add.at(kept, (engine[p], round_of[p]), arrays.outputs[p])
+    found = np.bincount(dst[local], weights=arrays.edge_bytes[local], minlength=n)
+    working = np.maximum(0.0, arrays.inputs - found) + arrays.weights + np.where(persists, 0.0, arrays.outputs)
+    largest = np.zeros((n_engines, n_rounds))
+    np.maximum.at(largest, (engine, round_of), working)
+    return resident + kept + largest
+
+
+def buffer_occupancy(instance: AtomicInstance, solution: RoundSchedule) -> np.ndarray | None:
+    """Bytes each engine's buffer holds in each round (engines x rounds; module docstring), None without an
+    accelerator."""
+    return simulate(instance, solution).occupancy_bytes
+
+
+def buffer_overflow(instance: AtomicInstance, solution: RoundSchedule) -> tuple[int, int, int, int] | None:
+    """The first ``(engine, round, bytes held, capacity)`` over the buffer capacity, or None."""
+    platform = _platform(instance)
+    occupancy = buffer_occupancy(instance, solution)
+    if platform is None or occupancy is None:
+        return None
+    over = occupancy > platform.capacity_bytes
+    if not over.any():
+        return None
+    r = int(np.flatnonzero(over.any(axis=0))[0])
+    e = int(np.flatnonzero(over[:, r])[0])
+    return e, r, int(occupancy[e, r]), platform.capacity_bytes
+
+
+def round_durations(instance: AtomicInstance, solution: RoundSchedule) -> list[float]:
+    """Cycles of every round."""
+    ends = simulate(instance, solution).round_end_cycles
+    return np.diff(np.concatenate(([0.0], ends))).tolist()
 
 
 def evaluate_rounds(instance: AtomicInstance, solution: RoundSchedule) -> CostReport:
     """The cost report of a checked round schedule (see the module docstring)."""
-    atoms = instance.dag.atoms
-    latency = sum(round_durations(instance, solution))
-    hops = noc_byte_hops(instance, solution)
-    breakdown = {"engines": sum(a.energy_pj for a in atoms)}
-    if instance.mesh is not None and hops:
-        breakdown["noc"] = hops * instance.mesh.hop_energy_pj_per_byte
-    busy = sum(instance.dag.durations)
-    return CostReport(
-        energy_pj=sum(breakdown.values()),
-        latency_cycles=float(latency),
-        dram_bytes=0.0,
-        noc_byte_hops=hops,
-        peak_memory_bytes=float(max(sum(atoms[a].output_bytes for a in members) for members in solution.rounds)),
-        utilization=min(1.0, busy / (instance.n_engines * latency)) if latency > 0 else 0.0,
-        macs=sum(a.macs for a in atoms),
-        energy_breakdown_pj=breakdown,
+    return simulate(instance, solution).report
+
+
+@dataclass(frozen=True)
+class AtomicMetrics:
+    """Atomic Dataflow's Table II quantities and the throughput of one schedule (module docstring)."""
+
+    latency_cycles: float
+    throughput_samples_per_s: float
+    pe_utilization: float
+    noc_overhead: float
+    hbm_stall_share: float
+    onchip_reuse: float
+    hbm_bytes: float
+    energy_pj: float
+
+
+def atomic_metrics(instance: AtomicInstance, solution: RoundSchedule) -> AtomicMetrics:
+    """The metrics of a checked schedule (three runs of the evaluator: as is, NoC free, HBM free)."""
+    run = simulate(instance, solution)
+    latency = run.latency_cycles
+    no_noc = simulate(instance, solution, free_noc=True).latency_cycles
+    no_hbm = simulate(instance, solution, free_hbm=True).latency_cycles
+    clock = instance.accelerator.clock_hz if instance.accelerator is not None else 1.0
+    moved = run.onchip_bytes + run.offchip_bytes
+    return AtomicMetrics(
+        latency_cycles=latency,
+        throughput_samples_per_s=instance.batch * clock / latency if latency else 0.0,
+        pe_utilization=run.report.utilization,
+        noc_overhead=(latency - no_noc) / latency if latency else 0.0,
+        hbm_stall_share=(latency - no_hbm) / latency if latency else 0.0,
+        onchip_reuse=run.onchip_bytes / moved if moved else 1.0,
+        hbm_bytes=run.report.dram_bytes,
+        energy_pj=run.report.energy_pj,
     )

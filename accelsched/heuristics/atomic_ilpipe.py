@@ -1,0 +1,194 @@
+"""Inter-layer pipelining baseline of the atomic problem (method ``il-pipe``): regions proportional to layer cost,
+fine-grained pipelining (after Tangram, ASPLOS'19, as compared by Atomic Dataflow).
+
+Tiles
+    Each layer's output rows are cut into about ``P`` row tiles: its atoms have
+    ``h <= ceil(OY / P)`` rows (the candidate sizes of
+    :func:`accelsched.problems.atomic_atoms.split_size` with that cap), the rest of
+    the layer split over its region.
+Segments
+    Consecutive layers (at most :data:`MAX_SEGMENT` and at most ``N``) that run at
+    the same time on disjoint regions. Within a segment the layers get engines by
+    the exact min-max allocation over their per-tile time tables
+    (:func:`accelsched.heuristics.atomic_regions.allocate`), in consecutive runs of
+    the serpentine order, so neighbouring layers sit on neighbouring engines. A
+    segment whose slowest layer takes ``tau`` per tile takes about
+    ``(B P + layers - 1) tau`` (the pipeline fills once, then a tile leaves per
+    ``tau``); a DP over the workload order picks the segments of least total
+    estimate. Segments run one after the other.
+Rounds
+    Within a segment each engine has a queue of its layer's atoms (sample, row
+    tile, input-channel level, block; block ``b`` on the region's engine
+    ``b mod f``). Every round, each engine runs the head of its queue if all its
+    producers ran in earlier rounds: one atom per engine and no producer inside a
+    round, Atomic Dataflow's round form, so the rounds are the pipeline's
+    synchronous ticks.
+Search
+    ``P`` in {2, 4, 8}, each schedule placed, given Algorithm 3's write-backs and
+    priced by the round evaluator; the best objective wins. The time limit stops
+    the search (the best so far is kept).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from dataclasses import dataclass
+
+from accelsched.heuristics.atomic_regions import allocate, layer_table, regions
+from accelsched.models.layer import Layer
+from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, evaluate, objective
+from accelsched.problems.atomic_atoms import split_size
+from accelsched.problems.atomic_placement import evict, serpentine
+from accelsched.problems.base import MethodSpec
+from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+
+__all__ = ["MAX_SEGMENT", "METHODS", "IlPipePlan", "ilpipe_plan", "ilpipe_schedule", "solve_ilpipe"]
+
+MAX_SEGMENT = 16
+"""Most layers in one pipelined segment."""
+
+TILES: tuple[int, ...] = (2, 4, 8)
+"""Row tiles per layer the search tries."""
+
+
+@dataclass(frozen=True)
+class IlPipePlan:
+    """Row tiles per layer, segments (layer index ranges) and engines per layer of each segment."""
+
+    tiles: int
+    segments: tuple[range, ...]
+    engines: tuple[tuple[int, ...], ...]
+
+    def describe(self) -> str:
+        """One line."""
+        return f"{self.tiles} row tiles, {len(self.segments)} segments of {[len(s) for s in self.segments]} layers"
+
+
+def _rows(layer: Layer, tiles: int) -> int:
+    return math.ceil(layer.OY / min(tiles, layer.OY))
+
+
+def ilpipe_plan(instance: AtomicInstance, tiles: int) -> IlPipePlan:
+    """Segments and regions for ``tiles`` row tiles (module docstring).
+
+    Raises
+    ------
+    ValueError
+        An abstract instance.
+    """
+    workload, acc = instance.workload, instance.accelerator
+    if workload is None or acc is None:
+        raise ValueError("the inter-layer pipelining baseline needs a workload and an accelerator")
+    layers, engines, batch = list(workload), instance.n_engines, instance.batch
+    per_tile = []
+    for layer in layers:
+        table = layer_table(layer, acc, engines, max_rows=_rows(layer, tiles))
+        count = math.ceil(layer.OY / split_size(layer, acc, 1, max_rows=_rows(layer, tiles)).h)
+        per_tile.append([t / count for t in table])
+    longest = min(MAX_SEGMENT, engines)
+    best = [0.0] + [math.inf] * len(layers)
+    cut: list[tuple[int, tuple[int, ...]]] = [(0, ())] * (len(layers) + 1)
+    for j in range(1, len(layers) + 1):
+        for i in range(max(0, j - longest), j):
+            counts = allocate(per_tile[i:j], engines)
+            tau = max(per_tile[k][c - 1] for k, c in zip(range(i, j), counts, strict=True))
+            value = best[i] + (batch * tiles + j - i - 1) * tau
+            if value < best[j]:
+                best[j], cut[j] = value, (i, tuple(counts))
+    segments: list[range] = []
+    counts_of: list[tuple[int, ...]] = []
+    j = len(layers)
+    while j:
+        i, chosen = cut[j]
+        segments.append(range(i, j))
+        counts_of.append(chosen)
+        j = i
+    return IlPipePlan(tiles, tuple(segments[::-1]), tuple(counts_of[::-1]))
+
+
+def ilpipe_schedule(instance: AtomicInstance, plan: IlPipePlan) -> RoundSchedule:
+    """The pipelined rounds of ``plan`` (module docstring), placed, before write-backs."""
+    workload, acc = instance.workload, instance.accelerator
+    assert workload is not None and acc is not None
+    layers = list(workload)
+    sizes, homes = {}, {}
+    for segment, counts in zip(plan.segments, plan.engines, strict=True):
+        for i, region in zip(segment, regions(serpentine(instance), counts), strict=True):
+            sizes[layers[i].name] = split_size(layers[i], acc, len(region), max_rows=_rows(layers[i], plan.tiles))
+            homes[layers[i].name] = region
+    probe = RoundSchedule.with_sizes((), sizes)
+    dag = instance.dag_for(probe)
+    placed = [0] * len(dag.atoms)
+    waiting = [len(p) for p in dag.predecessors]
+    rounds: list[tuple[int, ...]] = []
+    for segment in plan.segments:
+        queues = _queues(dag, [layers[i].name for i in segment], homes, placed, instance.batch)
+        while queues:
+            members = tuple(q[0] for q in queues.values() if not waiting[q[0]])
+            if not members:
+                raise AssertionError("the pipeline stalled: a queue waits for an atom queued behind it")
+            rounds.append(members)
+            for a in members:
+                queues[placed[a]].popleft()
+                for b in dag.successors[a]:
+                    waiting[b] -= 1
+            queues = {e: q for e, q in queues.items() if q}
+    return RoundSchedule(tuple(rounds), tuple(placed), frozenset(), probe.sizes)
+
+
+def _queues(
+    dag: AtomDag, names: list[str], homes: dict[str, list[int]], placed: list[int], batch: int
+) -> dict[int, deque[int]]:  # fmt: skip
+    """Each engine's queue of atoms of its segment layer (module docstring), engines recorded in ``placed``."""
+    queues: dict[int, list[tuple[tuple[int, ...], int]]] = {}
+    for name in names:
+        region = homes[name]
+        for s in range(batch):
+            blocks: dict[tuple[tuple[int, int], ...], int] = {}
+            for a in dag.groups[name, s]:
+                atom = dag.atoms[a]
+                block = blocks.setdefault((atom.rows, atom.cols, atom.out_channels), len(blocks))
+                engine = region[block % len(region)]
+                placed[a] = engine
+                key = (s, atom.rows[0], atom.in_channels[0], block)
+                queues.setdefault(engine, []).append((key, a))
+    return {e: deque(a for _, a in sorted(items)) for e, items in queues.items()}
+
+
+def solve_ilpipe(instance: AtomicInstance, options: SolveOptions, warm_start: object = None) -> Result[RoundSchedule]:
+    """Search the row tiles (module docstring) and return the best schedule, checked by the evaluator."""
+    start = time.perf_counter()
+    if instance.workload is None:
+        return Result.no_solution(Status.ERROR, PROBLEM.name, "il-pipe",
+                                  "the inter-layer pipelining baseline needs a workload")  # fmt: skip
+    best: tuple[float, RoundSchedule, IlPipePlan] | None = None
+    tried = 0
+    for tiles in TILES:
+        if best is not None and options.time_limit_s is not None and time.perf_counter() - start > options.time_limit_s:
+            break
+        plan = ilpipe_plan(instance, tiles)
+        schedule = evict(instance, ilpipe_schedule(instance, plan))
+        value = objective(instance, schedule, evaluate(instance, schedule))
+        tried += 1
+        if best is None or value < best[0]:
+            best = (value, schedule, plan)
+    assert best is not None
+    value, schedule, plan = best
+    note = f"{plan.describe()}; {tried} of {len(TILES)} tilings priced"
+    return Result(Status.FEASIBLE, PROBLEM.name, "il-pipe", solution=schedule, objective=value,
+                  runtime_s=time.perf_counter() - start,
+                  stats=SolveStats(iterations=tried, native_status=note))  # fmt: skip
+
+
+METHODS: tuple[MethodSpec, ...] = (
+    MethodSpec(
+        "il-pipe",
+        PROBLEM.name,
+        "baseline",
+        solve_ilpipe,
+        "inter-layer pipelining: regions proportional to layer cost, fine-grained (row-tile) pipelining",
+    ),
+)
+"""The inter-layer pipelining baseline: ``il-pipe``."""

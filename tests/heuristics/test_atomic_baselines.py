@@ -1,0 +1,98 @@
+"""The layer-parallel baselines of the atomic problem (``ls``, ``cnn-p``, ``il-pipe``): valid, their own atom sizes,
+and the structure each one states."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+
+from accelsched.hardware import load_accelerator
+from accelsched.heuristics.atomic_cnnp import cnnp_configs, cnnp_schedule
+from accelsched.heuristics.atomic_ilpipe import ilpipe_plan, ilpipe_schedule
+from accelsched.models.registry import load_workload
+from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, make_instance
+from accelsched.problems.atomic_placement import serpentine
+from accelsched.registry import get_method, run_method
+from accelsched.solvers import SolveOptions, Status
+
+KC = load_accelerator("atomic-8x8-kc")
+OPTIONS = SolveOptions(time_limit_s=60)
+
+
+def instance(batch: int = 1) -> AtomicInstance:
+    return make_instance(load_workload("random:5:2", batch=batch), KC, {"engines": "8"})
+
+
+@pytest.mark.parametrize("method", ["ls", "cnn-p", "il-pipe"])
+@pytest.mark.parametrize("batch", [1, 4])
+def test_baselines_are_valid_and_bring_their_own_atom_sizes(method: str, batch: int) -> None:
+    inst = instance(batch)
+    result = run_method(PROBLEM, inst, get_method("atomic", method), OPTIONS)  # checked, objective == evaluator
+    assert result.status is Status.FEASIBLE and result.solution is not None and result.cost is not None
+    assert result.solution.sizes is not None and result.solution.engines is not None
+    assert result.objective == result.cost.latency_cycles
+
+
+def layers_of(dag: AtomDag, members: tuple[int, ...]) -> set[str]:
+    return {dag.atoms[a].layer for a in members}
+
+
+def test_layer_sequential_runs_one_layer_at_a_time_and_loads_each_weight_block_once_per_engine() -> None:
+    # on 2 engines a layer's blocks fill the engines, so the samples follow one another on them and share weights
+    inst = make_instance(load_workload("random:5:2", batch=4), KC, {"engines": "2"})
+    result = run_method(PROBLEM, inst, get_method("atomic", "ls"), OPTIONS)
+    assert result.solution is not None and result.solution.engines is not None
+    dag = inst.dag_for(result.solution)
+    assert all(len(layers_of(dag, r)) == 1 for r in result.solution.rounds)
+    runs: dict[int, list[tuple[str, tuple[int, int], tuple[int, int]]]] = {}
+    for members in result.solution.rounds:
+        for a in members:
+            keys = runs.setdefault(result.solution.engines[a], [])
+            if not keys or keys[-1] != dag.atoms[a].weight_key:
+                keys.append(dag.atoms[a].weight_key)
+    # batch-enhanced: an engine's blocks change only between blocks, never back to one it had (one load each)
+    assert all(len(keys) == len(set(keys)) for keys in runs.values())
+    assert sum(len(keys) for keys in runs.values()) < sum(1 for a in dag.atoms if a.weight_bytes)
+
+
+def test_cnn_partition_pipelines_disjoint_clusters_over_the_batch() -> None:
+    inst = instance(8)
+    order = serpentine(inst)
+    for config in cnnp_configs(inst):
+        schedule = cnnp_schedule(inst, config)
+        dag = inst.dag_for(schedule)
+        assert schedule.engines is not None and sum(config.engines) <= inst.n_engines
+        assert len(schedule.rounds) == math.ceil(8 / config.mini_batch) + len(config.segments) - 1
+        start = 0
+        for segment, count in zip(config.segments, config.engines, strict=True):
+            names = {dag.atoms[a].layer for a in range(len(dag.atoms))} & {list(inst.workload)[i].name  # type: ignore[arg-type]
+                                                                              for i in segment}  # fmt: skip
+            used = {schedule.engines[a] for a in range(len(dag.atoms)) if dag.atoms[a].layer in names}
+            assert used <= set(order[start : start + count])  # the cluster: a consecutive run of the serpentine
+            start += count
+
+
+def test_inter_layer_pipelining_ticks_one_atom_per_engine_with_producers_in_earlier_ticks() -> None:
+    inst = instance(2)
+    plan = ilpipe_plan(inst, 4)
+    schedule = ilpipe_schedule(inst, plan)
+    dag = inst.dag_for(schedule)
+    assert schedule.engines is not None
+    where = schedule.round_of(len(dag.atoms))
+    for members in schedule.rounds:
+        assert len({schedule.engines[a] for a in members}) == len(members)
+    assert all(where[a] < where[b] for a, b, _ in dag.edges)
+    for segment in plan.segments:  # the layers of a segment run on disjoint regions
+        homes = [{schedule.engines[a] for a in range(len(dag.atoms))
+                  if dag.atoms[a].layer == list(inst.workload)[i].name} for i in segment]  # type: ignore[arg-type]  # fmt: skip
+        assert all(not (x & y) for x, y in itertools.combinations(homes, 2))
+
+
+def test_baselines_refuse_an_abstract_instance_with_a_reason() -> None:
+    abstract = AtomicInstance(AtomDag.random(5, 0), 2)
+    for method in ("ls", "cnn-p", "il-pipe"):
+        result = run_method(PROBLEM, abstract, get_method("atomic", method), OPTIONS)
+        assert result.status is Status.ERROR and "needs a workload" in result.stats.native_status
+    assert RoundSchedule((), sizes=None).sizes is None
