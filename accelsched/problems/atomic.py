@@ -557,7 +557,7 @@ def make_instance(workload: Workload, accelerator: Accelerator, options: Mapping
         from accelsched.heuristics.atom_sizes_sa import sa_sizes
 
         table = size_table(workload, accelerator, max_atoms=ATOMS_PER_ENGINE * n_engines,
-                           min_atoms=-(-n_engines // workload.batch))  # fmt: skip
+                           min_atoms=-(-n_engines // workload.batch), engines=n_engines)  # fmt: skip
         sizes = exact_sizes(table)[0] if mode == "exact" else sa_sizes(table, seed=0)[0]
     else:
         raise InputError(f"atoms={mode!r}", "--option atoms", "use even, exact or sa")

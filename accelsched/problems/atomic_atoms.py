@@ -49,6 +49,7 @@ from accelsched.problems.atomic import Atom, AtomDag, AtomSize, Partition
 __all__ = [
     "ATOMS_PER_ENGINE",
     "Candidate",
+    "atom_chunks",
     "atom_cost",
     "atom_count",
     "atomize",
@@ -104,6 +105,11 @@ def atom_count(layer: Layer, size: AtomSize) -> int:
     if _grouped(layer):
         return count * math.ceil(layer.out_channels / size.co)
     return count * math.ceil(layer.C / size.ci) * math.ceil(layer.K / size.co)
+
+
+def atom_chunks(layer: Layer, size: AtomSize) -> int:
+    """Input-channel parts of one output block (chained by their partial sums; 1 for a grouped layer)."""
+    return 1 if _grouped(layer) else math.ceil(layer.C / size.ci)
 
 
 def _input_extent(layer: Layer, outputs: int, axis: str) -> int:
@@ -258,7 +264,8 @@ def split_cycles(
     layer: Layer, accelerator: Accelerator, n_engines: int, samples: int = 1, max_rows: int | None = None
 ) -> int:
     """Cycles of ``samples`` samples of ``layer`` on ``n_engines`` engines in lock step with the best size:
-    ``ceil(atoms x samples / n_engines) x cycles per atom``."""
+    ``chunks x ceil(blocks x samples / n_engines) x cycles per atom``, the input-channel parts (chunks) of an
+    output block running one after the other, its blocks side by side."""
     return _split(layer, accelerator, n_engines, samples, max_rows)[0]
 
 
@@ -272,8 +279,9 @@ def _split(
     fewest = min(c.count for c in allowed)
     allowed = [c for c in allowed if c.count <= max(ATOMS_PER_ENGINE * n_engines, fewest)]
     for c in allowed:
-        size = c.size
-        key = (math.ceil(c.count * samples / n_engines) * c.cycles, c.count, -size.h * size.w * size.ci * size.co)
+        size, chunks = c.size, atom_chunks(layer, c.size)
+        cycles = chunks * math.ceil(c.count // chunks * samples / n_engines) * c.cycles
+        key = (cycles, c.count, -size.h * size.w * size.ci * size.co)
         if best is None or key < best[0]:
             best = key, size
     assert best is not None

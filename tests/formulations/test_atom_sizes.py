@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from accelsched.hardware.spec import Accelerator
 from accelsched.heuristics.atom_sizes_sa import AtomSizeSAParams, sa_sizes
 from accelsched.models.registry import load_workload
 from accelsched.problems.atomic import AtomSize, make_instance
-from accelsched.problems.atomic_atoms import atom_count, check_size
+from accelsched.problems.atomic_atoms import atom_chunks, atom_count, candidate_table, check_size
 
 KC = load_accelerator("atomic-8x8-kc")
 YX = load_accelerator("atomic-8x8-yx")
@@ -60,14 +61,24 @@ def test_candidates_keep_the_pe_array_rule_and_fit_the_buffer() -> None:
                 check_size(workload[name], size, accelerator.cores[0])
 
 
-def test_every_layer_offers_atoms_enough_to_fill_the_engines_where_it_can() -> None:
+def test_every_layer_offers_parallel_blocks_enough_to_fill_the_engines_and_no_slow_atoms() -> None:
+    """Blocks (atoms of a sample that can run at once; input-channel parts chain) are at least ``min_atoms`` where a
+    layer can have that many, and no candidate runs the layer in lock step on the engines more than 1 / efficiency
+    slower than the fastest."""
     workload = load_workload("random:6:1")
-    table = size_table(workload, KC, max_atoms=64, min_atoms=16)
+    table = size_table(workload, KC, max_atoms=64, min_atoms=16, efficiency=0.8)
     for name, cands in zip(table.layers, table.candidates, strict=True):
-        counts = [atom_count(workload[name], size) for size, _ in cands]
-        most = max(atom_count(workload[name], size) for size, _ in size_table(workload, KC).candidates[
-            table.layers.index(name)])  # fmt: skip
-        assert min(counts) >= min(16, most), (name, counts)
+        layer = workload[name]
+        every = candidate_table(layer, KC)
+        most = max(c.count // atom_chunks(layer, c.size) for c in every)
+        blocks = [atom_count(layer, size) // atom_chunks(layer, size) for size, _ in cands]
+        assert min(blocks) >= min(16, most), (name, blocks)
+        chunks = [atom_chunks(layer, size) for size, _ in cands]
+        lock_step = [c * math.ceil(b / KC.n_cores) * cycles for c, b, (_, cycles) in zip(chunks, blocks, cands,
+                                                                                          strict=True)]  # fmt: skip
+        assert max(lock_step) * 0.8 <= min(lock_step)
+    with pytest.raises(ValueError, match="efficiency must be in"):
+        size_table(workload, KC, efficiency=0.0)
 
 
 def test_the_annealing_is_seeded_and_validated() -> None:
