@@ -39,6 +39,10 @@ def test_every_method_solves_by_name_and_its_file_evaluates_the_same(
 def test_gap_prints_every_method(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "gap", "atomic", *INSTANCE, "--atoms", "sa", "--time-limit", "10")
     assert code == 0 and all(m in out for m in METHODS)
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.split() and line.split()[0] in METHODS}
+    bound = float(out.split("best proven bound: ")[1].split()[0])
+    below = [m for m, row in rows.items() if float(row[2]) < bound * (1 - 1e-6)]
+    assert not below or f"note: {', '.join(below)} finish below it" in out
 
 
 @pytest.mark.parametrize(

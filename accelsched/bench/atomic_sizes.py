@@ -6,8 +6,10 @@ Usage::
         [--seeds 3] [--out FILE.json]
     python -m accelsched.bench.atomic_sizes render FILE.json [--out FILE.md]
 
-Per workload and preset (64 engines, ``max_atoms`` = 4 per engine): the candidate
-table of :func:`accelsched.formulations.atom_sizes.size_table`, the exact scan's
+Per workload and preset (64 engines, batch 1): the candidate table of
+:func:`accelsched.formulations.atom_sizes.size_table` as instances build it (at most
+4 atoms per engine, at least one output block per engine, within 1/0.9 of each
+layer's fastest lock-step time), the exact scan's
 variance of the layers' atom cycles and its time, and the annealing's
 (:func:`accelsched.heuristics.atom_sizes_sa.sa_sizes`, default parameters) best and
 median variance over ``--seeds`` seeds with its median time. The exact variance is
@@ -29,6 +31,7 @@ from accelsched.formulations.atom_sizes import exact_sizes, size_table
 from accelsched.hardware import load_accelerator
 from accelsched.heuristics.atom_sizes_sa import sa_sizes
 from accelsched.models.registry import load_workload
+from accelsched.problems.atomic_atoms import ATOMS_PER_ENGINE
 
 __all__ = ["main", "render", "run"]
 
@@ -45,7 +48,9 @@ def run(workloads: Sequence[str] = WORKLOADS, presets: Sequence[str] = PRESETS, 
         accelerator = load_accelerator(preset)
         for workload in workloads:
             t0 = time.perf_counter()
-            table = size_table(load_workload(workload), accelerator)
+            engines = accelerator.n_cores  # the table of make_instance(..., {"atoms": "exact"}) at batch 1
+            table = size_table(load_workload(workload), accelerator, max_atoms=ATOMS_PER_ENGINE * engines,
+                               min_atoms=engines, engines=engines)  # fmt: skip
             t1 = time.perf_counter()
             _, exact = exact_sizes(table)
             t2 = time.perf_counter()
