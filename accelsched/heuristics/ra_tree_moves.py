@@ -14,15 +14,33 @@ Every operator keeps the leaves in a topological order and the batches consisten
    rarely good, and the SA could not otherwise cross the valley to it);
 4. **delete**: remove a cut below the root, its children taking its place;
 5. **multiply** a cut's sub-batch number by a prime factor of its sub-batch size;
-6. **divide** a cut's sub-batch number by one of its prime factors.
+6. **divide** a cut's sub-batch number by one of its prime factors;
+
+and one more, not SET's (:data:`EXTRA_OPERATORS`):
+
+7. **flip** a cut below the root from S to T or back (SET's reference code never
+   needs it: there a cut's kind follows from its parent's, so deleting and grouping
+   retype the cuts they touch; here kinds are free labels, and without flip a kind
+   changes only by a delete and a group, through a tree that is often far worse;
+   :mod:`accelsched.heuristics.ra_tree_sa` says what it changes in the search).
 
 A cut left with a single child is replaced by that child. Batches are recomputed
-from the root down after every move (a child's batch is its parent's sub-batch size);
-a cut below the moved one whose sub-batch number no longer divides its new batch
-keeps the largest sub-batch number that does (``gcd``), so that, as SET's "batch up"
-does, it gives the factor its parent took and its own sub-batch size stays the same:
+from the root down after every move (a child's batch is its parent's sub-batch size).
+A cut whose batch changes keeps its *sub-batch size* when that size divides its new
+batch, so the leaves below it keep their batches; otherwise it keeps the largest
+sub-batch number that divides the new batch. This is what SET's reference
+implementation does with its batch operators and its delete: multiplying a cut's
+sub-batch number takes the factor from the cuts below ("batch up"), dividing it
+pushes the factor down to them ("batch down"), and a deleted cut's sub-batching
+passes to its child cuts. So dividing undoes multiplying:
 ``T 2/1 [S 2/2 [a 1, b 1]]`` multiplied at the root is ``T 2/2 [S 1/1 [a 1, b 1]]``,
-not an invalid tree. A move that cannot apply returns None.
+and divided back it is the same tree again (multiplying is not one-to-one:
+``T 2/1 [S 2/1 [a 2, b 2]]`` also becomes ``T 2/2 [S 1/1 [a 1, b 1]]``, and dividing
+returns the pipelined tree). The rule before kept a cut's sub-batch *number*: the
+divided tree above was ``T 2/1 [S 2/1 [a 2, b 2]]``, the pipelining lost, and with a
+batch of 4 or more multiplying changed the sub-batch size of the cut below
+(``T 4/1 [S 4/2 [a 2, b 2]]`` became ``T 4/2 [S 2/2 [a 1, b 1]]``, SET's batch up
+gives ``T 4/2 [S 2/1 [a 2, b 2]]``). A move that cannot apply returns None.
 """
 
 from __future__ import annotations
@@ -66,12 +84,18 @@ def _thaw(node: RANode) -> _Node:
 
 
 def _freeze(node: _Node, batch: int) -> RANode:
-    """The immutable node over ``batch`` samples; a sub-batch number that does not divide it becomes the gcd."""
+    """The immutable node over ``batch`` samples, keeping a cut's sub-batch size when it divides ``batch``.
+
+    A cut whose sub-batch size does not divide ``batch`` keeps the largest sub-batch
+    number that does (``gcd``); a new cut (``group``) comes with its batch set, so its
+    sub-batch number stays as drawn.
+    """
     if not node.is_cut:
         assert node.layer is not None
         return Leaf(node.layer, batch)
     assert node.kind is not None
-    subbatches = math.gcd(node.subbatches, batch)
+    size = node.batch // node.subbatches
+    subbatches = batch // size if size >= 1 and batch % size == 0 else math.gcd(node.subbatches, batch)
     return Cut(node.kind, batch, subbatches, tuple(_freeze(c, batch // subbatches) for c in node.children))
 
 

@@ -1,20 +1,56 @@
 """SET's simulated annealing over RA trees (methods ``sa``, ``sa-ls``, ``sa-lp``).
 
 Protocol (the SET paper's): each chain starts from the layer-sequential tree (or the
-warm start), draws one of the six operators of :mod:`accelsched.heuristics.ra_tree_moves`
-per iteration, evaluates the tree with the shared cost model, and accepts a worse tree
+warm start), draws one operator of :mod:`accelsched.heuristics.ra_tree_moves` per
+iteration, evaluates the tree with the shared cost model, and accepts a worse tree
 with probability ``exp(-(dC / C) / T)``, ``T_n = T0 (1 - n/N) / (1 + alpha n/N)`` with
 ``T0 = 0.07``, ``alpha = 8`` and ``N = 100 x layers`` iterations. For the last 10 % of
 its iterations a chain restarts from the best tree it has seen. Several chains run
-with independent seeds (derived from the run's seed) and the best tree is returned.
+with independent seeds (derived from the run's seed) and the best tree is returned;
+SET's reference implementation runs four, ``chains`` defaults to two (with four, the
+rates expected from the single-chain shares below are 0.81 on seeds 1000-1049 and
+0.84 on seeds 0-49, against 0.75 and 0.80 with two).
 
 An iteration is a proposed neighbour: an operator that cannot apply to the current
 tree (no two independent adjacent leaves to swap, no cut to delete, ...) is drawn
 again, as in SET's reference implementation, instead of spending an iteration on
 nothing (on a chain network a quarter to two fifths of the draws did). Operators are
 drawn with weights: ``group``, the only one that builds new cuts, three times as often
-as each of the others (3/8 against 1/8; measured on 100 random 5-layer instances, it
-raised the share of single chains reaching the enumeration optimum from 0.59 to 0.64).
+as each of the others (measured on 100 random 5-layer instances, it raised the share
+of single chains reaching the enumeration optimum from 0.59 to 0.64; on the 50
+instances of seeds 1000-1049, not used for that choice, 0.62 against 0.60 for
+uniform draws, within the noise).
+
+Deviation from the paper: ``sa`` draws ``flip`` besides SET's six operators (a cut
+below the root turns from S to T or back; ``sa-ls`` and ``sa-lp`` do not draw it,
+every flip would leave their subspace). In SET's reference implementation a cut's kind
+follows from its parent's (S below T and T below S, but for the root's children), and
+deleting or grouping retypes the cuts they move; here, as in the problem's space
+(:mod:`accelsched.formulations.ra_tree_enumerate` counts S and T labels freely), kinds
+are free labels, and SET's six can change one only by deleting the cut and grouping
+its children again, through a tree that is often much worse (``T 2/2 [a, b]`` to
+``S 2/2 [a, b]`` inside a segment passes through ``[a, b, ...]`` ungrouped, 49 % worse
+on the 5-layer instance of seed 32). Measured against enumeration on random 5-layer
+instances (batch 2, E^2 D), single chains, 20 seeds per instance: the share reaching
+the optimum rises from 0.61 to 0.70 on seeds 1000-1049 and from 0.63 to 0.76 on seeds
+0-49 (``python -m accelsched.bench.ra_tree rate``, with and without ``--six``, gives
+the method's rate with two chains).
+
+What limits the rate on such small instances (measured on the instances of seeds 0-49
+and 1000-1049 that chains miss): the enumeration optimum is always a tree the SA
+accepts (balanced, fitting the buffers), the operators never leave the enumeration's
+space, and they reach every tree it accepts from the layer-sequential tree through
+accepted trees (``tests/heuristics/test_ra_tree_moves.py``), the optimum in 3 to 6
+moves. A miss is a chain caught in one of the 75 to 480 local minima of SET's six
+operators (30 to 180 with ``flip``); from the worst of them every path to the optimum
+climbs 23 % to 160 % above it (5 % to 53 % with ``flip``). SET's temperature is low
+for such climbs on small networks: one move changes the E^2 D cost of a 5-layer
+network by about 10 % (median ``|dC/C|``) and that of ResNet-50 or GoogLeNet by 0.4 %,
+so ``T0 = 0.07`` accepts a median worse move at the first iteration with probability
+0.24 on the former and 0.94 on the latter. Neither the budget nor the temperature
+alone explains the misses, though: on seeds 1000-1049 ten times the iterations raise
+the single-chain share from 0.70 to 0.78 (two chains: 0.75 to 0.82), ``T0 = 2`` to
+0.75 (0.83).
 
 A tree that breaks a rule of the problem costs infinity (never accepted), and so does
 one with an S-Cut whose tile allocation is unbalanced: the work of its children over
@@ -52,7 +88,10 @@ from accelsched.problems.ra_tree import (
 )
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 
-__all__ = ["MAX_DRAWS", "METHODS", "RATreeSAParams", "in_subspace", "solve_sa"]
+__all__ = ["MAX_DRAWS", "METHODS", "SA_OPERATORS", "RATreeSAParams", "in_subspace", "solve_sa"]
+
+SA_OPERATORS = (*OPERATORS, "flip")
+"""The operators of ``sa``: SET's six and ``flip`` (module docstring)."""
 
 MAX_DRAWS = 64
 """Draws of an operator per iteration before the iteration is given up (no operator applies)."""
@@ -77,7 +116,8 @@ class RATreeSAParams:
     subspace
         None (every tree), ``CutKind.T`` (LS) or ``CutKind.S`` (LP).
     operators
-        The operators drawn (SET's six by default; ``"flip"`` may be added).
+        The operators drawn (default :data:`SA_OPERATORS`: SET's six and ``flip``;
+        :data:`accelsched.heuristics.ra_tree_moves.OPERATORS` for SET's six only).
     operator_weights
         ``(operator, weight)`` pairs: relative weights of the draw; an operator not
         named weighs 1 (default: ``group`` weighs 3).
@@ -90,7 +130,7 @@ class RATreeSAParams:
     restart_fraction: float = 0.1
     min_balance: float = 0.75
     subspace: CutKind | None = None
-    operators: tuple[str, ...] = OPERATORS
+    operators: tuple[str, ...] = SA_OPERATORS
     operator_weights: tuple[tuple[str, float], ...] = (("group", 3.0),)
 
     def __post_init__(self) -> None:
@@ -279,8 +319,16 @@ def _run(
 
 
 METHODS: tuple[MethodSpec, ...] = (
-    _method("sa", RATreeSAParams(), "SET's SA over RA trees: six operators, 100 x layers iterations per chain"),
-    _method("sa-ls", RATreeSAParams(subspace=CutKind.T), "SET's SA restricted to the layer-sequential subspace"),
-    _method("sa-lp", RATreeSAParams(subspace=CutKind.S), "SET's SA restricted to the layer-pipelined subspace"),
+    _method("sa", RATreeSAParams(), "SET's SA over RA trees: six operators and flip, 100 x layers iterations a chain"),
+    _method(
+        "sa-ls",
+        RATreeSAParams(subspace=CutKind.T, operators=OPERATORS),
+        "SET's SA restricted to the layer-sequential subspace",
+    ),
+    _method(
+        "sa-lp",
+        RATreeSAParams(subspace=CutKind.S, operators=OPERATORS),
+        "SET's SA restricted to the layer-pipelined subspace",
+    ),
 )
 """The RA-tree SA methods."""

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import math
+from collections import deque
+from typing import cast
+
 import numpy as np
 import pytest
 
+from accelsched.formulations.ra_tree_enumerate import all_trees
 from accelsched.heuristics.ra_tree_moves import OPERATORS, neighbour
-from accelsched.heuristics.ra_tree_sa import RATreeSAParams, _Chain
+from accelsched.heuristics.ra_tree_sa import SA_OPERATORS, RATreeSAParams, _Chain
 from accelsched.models.builder import NetBuilder
 from accelsched.problems.ra_tree import (
     Cut,
@@ -17,6 +22,7 @@ from accelsched.problems.ra_tree import (
     parse_tree,
     sequential_tree,
 )
+from tests.formulations.test_ra_tree_dp import small
 from tests.problems.test_ra_tree import TEXT, instance
 
 PIPELINED = "T 8/1\n\ta 8\n\tS 8/8\n\t\tb 1\n\t\tc 1\n\td 8\n"
@@ -88,3 +94,101 @@ def test_an_iteration_of_the_sa_always_proposes_a_neighbour_when_one_exists() ->
 def test_bad_operator_weights_are_rejected(weights: object) -> None:
     with pytest.raises(ValueError, match=r"field operator_weights must hold \(operator, weight > 0\) pairs"):
         RATreeSAParams(operator_weights=weights)  # type: ignore[arg-type]
+
+
+class _Choices:
+    """Stands for the random generator and makes every choice in turn: each call of
+    :func:`_every_neighbour` replays a prefix of choices and takes the first option after it."""
+
+    def __init__(self, prefix: list[int]) -> None:
+        self.made = list(prefix)
+        self.options: list[int] = []
+
+    def _pick(self, options: int) -> int:
+        if len(self.options) == len(self.made):
+            self.made.append(0)
+        self.options.append(options)
+        return self.made[len(self.options) - 1]
+
+    def integers(self, low: int, high: int | None = None) -> int:
+        return self._pick(low) if high is None else low + self._pick(high - low)
+
+    def random(self) -> float:
+        return 0.25 if self._pick(2) == 0 else 0.75
+
+
+def _every_neighbour(tree: RATree, edges: frozenset[tuple[str, str]], operators: tuple[str, ...]) -> set[str]:
+    """Every tree one move of ``operators`` away (each sequence of the operators' random choices)."""
+    out = set()
+    for operator in operators:
+        pending: list[list[int]] = [[]]
+        while pending:
+            prefix = pending.pop()
+            choices = _Choices(prefix)
+            moved = neighbour(tree, edges, cast(np.random.Generator, choices), operator)
+            for k in range(len(prefix), len(choices.made)):
+                pending.extend([*choices.made[:k], other] for other in range(1, choices.options[k]))
+            if moved is not None:
+                out.add(moved.to_text())
+    return out
+
+
+def test_set_six_operators_reach_every_tree_the_enumeration_accepts() -> None:
+    """From the layer-sequential tree, through trees the SA accepts (finite cost), the six
+    operators reach every tree of the enumeration the SA accepts, and never leave the
+    enumeration's space (the diamond, two topological orders, batch 2: 820 trees)."""
+    inst = instance(batch=2)
+    edges = frozenset(inst.workload.edges)
+    chain = _Chain(inst, RATreeSAParams())
+    space = {tree.to_text(): tree for tree in all_trees(inst)}
+    valid = {text for text, tree in space.items() if math.isfinite(chain.cost(tree))}
+    start = sequential_tree(inst.workload).to_text()
+    seen, queue = {start}, deque([start])
+    while queue:
+        for text in _every_neighbour(space[queue.popleft()], edges, OPERATORS):
+            assert text in space, text
+            if text in valid and text not in seen:
+                seen.add(text)
+                queue.append(text)
+    assert len(space) == 820 and len(valid) > 800 and seen == valid
+
+
+def test_divide_pushes_the_sub_batches_down_and_undoes_multiply() -> None:
+    """SET's batch down: the S-Cut below takes the factor back (was: ``S 8/4 [b 2, c 2]``, the pipelining lost)."""
+    multiplied = parse_tree("T 8/2\n\ta 4\n\tS 4/4\n\t\tb 1\n\t\tc 1\n\td 4\n")
+    assert _all(multiplied, "divide", 40) == {PIPELINED, "T 8/2\n\ta 4\n\tS 4/2\n\t\tb 2\n\t\tc 2\n\td 4\n"}
+    assert "T 8/2\n\ta 4\n\tS 4/4\n\t\tb 1\n\t\tc 1\n\td 4\n" in _all(parse_tree(PIPELINED), "multiply", 40)
+
+
+def test_multiply_keeps_the_sub_batch_size_of_the_cut_below() -> None:
+    """SET's batch up: ``S 8/2 [b 4, c 4]`` under a root halved is ``S 4/1 [b 4, c 4]`` (was: ``S 4/2 [b 2, c 2]``)."""
+    inst = instance()
+    found = _all(parse_tree("T 8/1\n\ta 8\n\tS 8/2\n\t\tb 4\n\t\tc 4\n\td 8\n"), "multiply", 40)
+    assert found == {
+        "T 8/2\n\ta 4\n\tS 4/1\n\t\tb 4\n\t\tc 4\n\td 4\n",
+        "T 8/1\n\ta 8\n\tS 8/4\n\t\tb 2\n\t\tc 2\n\td 8\n",
+    }
+    for text in found:
+        check_structure(inst, parse_tree(text))
+
+
+def test_delete_passes_the_sub_batches_of_the_deleted_cut_down() -> None:
+    """Deleting ``T 8/4`` leaves its S-Cut pipelined in 8 sub-batches of 1 (was: ``S 8/2 [b 4, c 4]``)."""
+    inst = instance()
+    tree = parse_tree("T 8/1\n\tT 8/4\n\t\ta 2\n\t\tS 2/2\n\t\t\tb 1\n\t\t\tc 1\n\td 8\n")
+    found = _all(tree, "delete", 40)
+    assert found == {PIPELINED, "T 8/1\n\tT 8/4\n\t\ta 2\n\t\tb 2\n\t\tc 2\n\td 8\n"}
+    for text in found:
+        check_structure(inst, parse_tree(text))
+
+
+def test_flip_changes_a_kind_in_one_move_where_the_six_need_a_worse_tree_between() -> None:
+    """``T 2/2 [a, b]`` to ``S 2/2 [a, b]``: one flip; without it a delete and a group, through ``T [a, b, ...]``."""
+    inst = small(4, 3, batch=2)
+    edges = frozenset(inst.workload.edges)
+    a, b, c, d = inst.workload.names
+    timed = parse_tree(f"T 2/1\n\tT 2/1\n\t\tT 2/2\n\t\t\t{a} 1\n\t\t\t{b} 1\n\t\t{c} 2\n\t\t{d} 2\n")
+    spatial = f"T 2/1\n\tT 2/1\n\t\tS 2/2\n\t\t\t{a} 1\n\t\t\t{b} 1\n\t\t{c} 2\n\t\t{d} 2\n"
+    assert spatial not in _every_neighbour(timed, edges, OPERATORS)
+    assert spatial in _every_neighbour(timed, edges, SA_OPERATORS)
+    check_structure(inst, parse_tree(spatial))

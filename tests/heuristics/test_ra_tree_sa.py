@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any, cast
+
 import numpy as np
 import pytest
 
 from accelsched.errors import InfeasibleSolution
 from accelsched.heuristics.ra_tree_moves import EXTRA_OPERATORS, OPERATORS, neighbour
-from accelsched.heuristics.ra_tree_sa import METHODS, RATreeSAParams, in_subspace, solve_sa
+from accelsched.heuristics.ra_tree_sa import METHODS, SA_OPERATORS, RATreeSAParams, in_subspace, solve_sa
 from accelsched.problems.ra_tree import PROBLEM, Cut, CutKind, check_structure, parse_tree, sequential_tree
 from accelsched.registry import get_method, run_method
 from accelsched.solvers import SolveOptions, Status
@@ -117,3 +120,10 @@ def test_flip_turns_a_cut_into_the_other_kind_and_unknown_operators_are_rejected
     assert flipped is not None and flipped.root.children[1].to_text() == "T 8/4"
     with pytest.raises(ValueError, match=r"field operators must name operators of ra_tree_moves, got \['spin'\]"):
         RATreeSAParams(operators=("swap", "spin"))
+
+
+def test_sa_draws_flip_and_the_restricted_sas_draw_set_six() -> None:
+    """Every flip leaves the LS and LP subspaces, so ``sa-ls`` and ``sa-lp`` keep SET's six."""
+    drawn = {name: cast(partial[Any], spec.run).keywords["params"].operators for name, spec in SA.items()}
+    assert drawn == {"sa": SA_OPERATORS, "sa-ls": OPERATORS, "sa-lp": OPERATORS}
+    assert (*OPERATORS, "flip") == SA_OPERATORS == RATreeSAParams().operators
