@@ -9,8 +9,8 @@ Usage::
                                                [--methods dp-ls,dp-lp,sa-ls,sa-lp,sa] [--out FILE.json]
     python -m accelsched.bench.ra_tree render FILE.json [FILE.json ...] --out FILE.md
     python -m accelsched.bench.ra_tree plot --tree FILE [--workload W] [--hardware H] [--batch B] --out FILE.png
-    python -m accelsched.bench.ra_tree rate  [--instances 50] [--layers 5] [--batch 2] [--chains 2] [--flip]
-                                             [--out FILE.json]
+    python -m accelsched.bench.ra_tree rate  [--instances 50] [--first-seed 0] [--layers 5] [--batch 2]
+                                             [--chains 2] [--six] [--sa-repeats 1] [--out FILE.json]
 
 Protocols
 ---------
@@ -32,11 +32,15 @@ normalized to the SA; the paper's claim is that SA is best on every case.
 *plot*: the S-T graph of a tree (SET text form or JSON): time on x, tiles (positions
 in the serpentine numbering) on y, one box per run of a leaf.
 
-*rate*: ``--instances`` seeded random DAGs of ``--layers`` layers (channels 4-16, 8x8
-maps, the given batch) on ``set-edge-4x4`` with E^2 D: the optimum by exhaustive
-enumeration and the SA (SET's budget, 100 x layers iterations per chain), seed =
-instance index; the share of instances where SA reaches the optimum (1e-9 relative),
-its mean and largest gap. Every result passed ``check`` and the shared evaluator
+*rate*: ``--instances`` seeded random DAGs of ``--layers`` layers (seeds from
+``--first-seed``; channels 4-16, 8x8 maps, the given batch) on ``set-edge-4x4`` with
+E^2 D: the optimum by exhaustive enumeration and the ``sa`` method (SET's budget, 100 x
+layers iterations per chain; ``--six``: SET's six operators without flip), seed =
+instance seed; the share of instances where SA reaches the optimum (1e-9 relative),
+its mean and largest gap. With ``--sa-repeats R`` the SA runs R times per instance
+(repeat r with seed ``instance + r * 100000``) and the rate of every repeat is
+reported too: one repeat's rate over 50 instances varies by several points with the
+seeds alone. Every result passed ``check`` and the shared evaluator
 (:func:`accelsched.registry.run_method`).
 """
 
@@ -56,7 +60,7 @@ from accelsched.errors import InfeasibleSolution
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost.ra_tree import evaluate, timeline
 from accelsched.heuristics.ra_tree_moves import OPERATORS, neighbour
-from accelsched.heuristics.ra_tree_sa import RATreeSAParams, solve_sa
+from accelsched.heuristics.ra_tree_sa import SA_OPERATORS, RATreeSAParams, solve_sa
 from accelsched.models.random_dag import random_workload
 from accelsched.models.registry import load_workload
 from accelsched.problems.base import MethodSpec
@@ -102,26 +106,59 @@ def measure_evals(workload: str, hardware: str, batch: int, trees: int, repeats:
             "median_ms_per_tree": statistics.median(passes), "passes_ms": passes}  # fmt: skip
 
 
-def measure_rate(instances: int, layers: int, batch: int, chains: int, flip: bool = False) -> dict[str, Any]:
-    """Share of random instances where SA reaches the enumeration optimum."""
-    rows = []
-    params = RATreeSAParams(chains=chains, operators=OPERATORS + (("flip",) if flip else ()))
-    for seed in range(instances):
+REPEAT_SEED_STRIDE = 100_000
+"""Repeat ``r`` of the rate benchmark runs the SA of instance ``s`` with seed ``s + r * REPEAT_SEED_STRIDE``."""
+
+
+def measure_rate(
+    instances: int,
+    layers: int,
+    batch: int,
+    chains: int,
+    six: bool = False,
+    first_seed: int = 0,
+    repeats: int = 1,
+) -> dict[str, Any]:
+    """Share of random instances where SA reaches the enumeration optimum (module docstring, *rate*).
+
+    Parameters
+    ----------
+    instances, layers, batch
+        Instances ``first_seed`` .. ``first_seed + instances - 1``: random DAGs of
+        ``layers`` layers at ``batch`` samples.
+    chains
+        SA chains per run.
+    six
+        Draw SET's six operators only (default: the operators of the ``sa`` method).
+    repeats
+        SA runs per instance; the first has seed = instance seed (the headline rate),
+        repeat ``r`` seed ``instance + r * REPEAT_SEED_STRIDE``.
+    """
+    rows: list[dict[str, Any]] = []
+    params = RATreeSAParams(chains=chains, operators=OPERATORS if six else SA_OPERATORS)
+    method = MethodSpec("sa", PROBLEM.name, "heuristic", lambda i, o, w: solve_sa(i, o, w, params))
+    for seed in range(first_seed, first_seed + instances):
         workload = random_workload(layers, seed, channels=(4, 8, 16), height=8, width=8, batch=batch)
         instance = RATreeInstance(workload, load_accelerator("set-edge-4x4"), 2, 1)
         best = run_method(PROBLEM, instance, get_method(PROBLEM.name, "enumerate"), SolveOptions())
-        method = MethodSpec("sa", PROBLEM.name, "heuristic", lambda i, o, w: solve_sa(i, o, w, params))
-        sa = run_method(PROBLEM, instance, method, SolveOptions(seed=seed))
-        assert best.objective is not None and sa.objective is not None
-        gap = sa.objective / best.objective - 1
-        rows.append({"seed": seed, "optimum": best.objective, "sa": sa.objective, "gap": gap,
-                     "sa_s": sa.runtime_s, "enumerate_s": best.runtime_s})  # fmt: skip
-        print(f"  instance {seed:3d}: gap {gap:8.3%}  sa {sa.runtime_s:5.2f} s  enumerate {best.runtime_s:5.2f} s",
-              flush=True)  # fmt: skip
-    gaps = [r["gap"] for r in rows]
-    return {"instances": instances, "layers": layers, "batch": batch, "chains": chains, "operators": params.operators,
-            "optimum_rate": sum(g <= 1e-9 for g in gaps) / len(gaps), "mean_gap": statistics.fmean(gaps),
-            "max_gap": max(gaps), "rows": rows}  # fmt: skip
+        assert best.objective is not None
+        runs = [run_method(PROBLEM, instance, method, SolveOptions(seed=seed + r * REPEAT_SEED_STRIDE))
+                for r in range(repeats)]  # fmt: skip
+        values = [run.objective for run in runs]
+        assert all(value is not None for value in values)
+        gaps = [value / best.objective - 1 for value in values if value is not None]
+        rows.append({"seed": seed, "optimum": best.objective, "sa": values[0], "gap": gaps[0],
+                     "sa_s": runs[0].runtime_s, "enumerate_s": best.runtime_s, "repeat_gaps": gaps})  # fmt: skip
+        print(f"  instance {seed:4d}: gap {gaps[0]:8.3%}  optimum in {sum(g <= 1e-9 for g in gaps)}/{repeats} runs"
+              f"  sa {runs[0].runtime_s:5.2f} s  enumerate {best.runtime_s:5.2f} s", flush=True)  # fmt: skip
+    first: list[float] = [r["gap"] for r in rows]
+    per_repeat: list[list[float]] = [[r["repeat_gaps"][k] for r in rows] for k in range(repeats)]
+    rates = [sum(g <= 1e-9 for g in column) / len(column) for column in per_repeat]
+    return {"instances": instances, "first_seed": first_seed, "layers": layers, "batch": batch, "chains": chains,
+            "operators": params.operators, "repeats": repeats, "optimum_rate": rates[0],
+            "mean_gap": statistics.fmean(first), "max_gap": max(first),
+            "repeat_optimum_rates": rates, "mean_optimum_rate": statistics.fmean(rates),
+            "repeat_mean_gaps": [statistics.fmean(column) for column in per_repeat], "rows": rows}  # fmt: skip
 
 
 def st_graph(instance: RATreeInstance, tree: RATree, path: str) -> None:
@@ -235,9 +272,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--instances", type=int, default=50)
     parser.add_argument("--layers", type=int, default=5)
     parser.add_argument("--chains", type=int, default=2)
-    parser.add_argument("--flip", action="store_true", help="rate: add the flip operator to SET's six")
+    parser.add_argument("--six", action="store_true", help="rate: SET's six operators only (no flip)")
+    parser.add_argument("--first-seed", type=int, default=0, help="rate: seed of the first instance")
+    parser.add_argument("--sa-repeats", type=int, default=1, help="rate: SA runs per instance (seeds in the docstring)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
+    if args.sa_repeats < 1:
+        parser.error(f"--sa-repeats must be >= 1, got {args.sa_repeats}")
     if args.what == "render":
         markdown = render(args.files)
         print(markdown)
@@ -264,9 +305,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{args.workload} on {args.hardware}, batch {result['batch']}: median "
               f"{result['median_ms_per_tree']:.2f} ms per RA-tree evaluation over {result['trees']} trees")  # fmt: skip
     else:
-        result = measure_rate(args.instances, args.layers, args.batch or 2, args.chains, args.flip)
+        result = measure_rate(args.instances, args.layers, args.batch or 2, args.chains, args.six, args.first_seed,
+                              args.sa_repeats)  # fmt: skip
         print(f"SA reaches the optimum on {result['optimum_rate']:.0%} of {args.instances} instances of "
               f"{args.layers} layers; mean gap {result['mean_gap']:.3%}, largest {result['max_gap']:.3%}")  # fmt: skip
+        if args.sa_repeats > 1:
+            rates = result["repeat_optimum_rates"]
+            print(f"over {args.sa_repeats} SA seeds per instance: {result['mean_optimum_rate']:.1%} on average "
+                  f"({min(rates):.0%} to {max(rates):.0%})")  # fmt: skip
     if args.out:
         _save(result, args.out)
     return 0
