@@ -481,7 +481,7 @@ ATOMIC = ProblemSuites(
         seeds=1,
     ),
     paper=Suite(
-        # the paper's networks on 8x8 engines, batch 1, exact atom sizes (the round model refuses these sizes)
+        # the paper's networks on 8x8 engines, batch 1, exact atom sizes (the round model runs its rolling horizon)
         _specs([(w, "atomic-8x8-kc", 1, (("atoms", "exact"),)) for w in ("vgg19", "resnet50")]),
         _ATOMIC_METHODS,
         time_limit_s=600,

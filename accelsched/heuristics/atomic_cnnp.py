@@ -12,9 +12,9 @@ Configuration
 Pipeline
     Samples go in mini-batches of ``b``. In step ``t`` cluster ``j`` runs segment
     ``j`` for mini-batch ``t - j``: layer by layer, input-channel level by level,
-    every sample of the mini-batch, output block ``i`` of a layer on the cluster's
-    engine ``i mod f`` (a partial-sum chain stays on its engine, and an engine keeps
-    one weight block across the mini-batch). A step is one round: each engine runs
+    block by block, every sample of the mini-batch, output block ``i`` of a layer on
+    the cluster's engine ``i mod f`` (a partial-sum chain stays on its engine, and an
+    engine runs one weight block for the whole mini-batch before the next). A step is one round: each engine runs
     its atoms in that order and an atom waits for its producers of the same step,
     so the clusters work concurrently and the step ends with the slowest cluster.
 Search
@@ -111,18 +111,18 @@ def cnnp_schedule(instance: AtomicInstance, config: CnnpConfig) -> RoundSchedule
 
 
 def _place_layer(dag: AtomDag, layer: str, samples: range, cluster: list[int], placed: list[int]) -> list[int]:
-    """The atoms of ``layer`` for ``samples`` in execution order (level, sample, block), placed on ``cluster``."""
+    """The atoms of ``layer`` for ``samples`` in execution order (level, block, sample), placed on ``cluster``."""
     atoms = dag.atoms
-    order = []
+    order: list[tuple[tuple[int, int], int, int, int]] = []
     for s in samples:
         blocks: dict[tuple[tuple[int, int], ...], int] = {}
         for a in dag.groups[layer, s]:
             atom = atoms[a]
             block = blocks.setdefault((atom.rows, atom.cols, atom.out_channels), len(blocks))
             placed[a] = cluster[block % len(cluster)]
-            order.append((atom.in_channels, s, a))
+            order.append((atom.in_channels, block, s, a))
     order.sort()
-    return [a for _, _, a in order]
+    return [a for _, _, _, a in order]
 
 
 def solve_cnnp(instance: AtomicInstance, options: SolveOptions, warm_start: object = None) -> Result[RoundSchedule]:

@@ -10,9 +10,15 @@ order:
 1. *critical path*: longest remaining path (the atom's cycles plus its longest
    chain of consumers) first;
 2. *balance*: longest atom first, so that a round's atoms take similar time;
-3. *layer order*: earliest atom in topological order first, which finishes layers
-   and frees their buffers;
+3. *layer order*: earliest sample, then earliest atom in topological order first,
+   which finishes layers and frees their buffers;
 4. *unlocking*: most consumers first.
+
+Ties go to the earlier sample (then the lower atom index): the copies of an atom
+in the samples of a batch share their remaining path, and taking them sample by
+sample runs the batch as a wavefront (the first sample ahead, later ones filling
+the engines it leaves) instead of a layer across the whole batch, whose outputs
+would all wait in the buffers.
 
 Rule 2 also offers runs of consecutive atoms in its order: on small rounds (``N``
 times the ready atoms at most 64) every run of 1..``N`` atoms, otherwise the run
@@ -43,6 +49,9 @@ Rolling horizon (larger DAGs)
     never worse than list scheduling by critical path. The rules'
     orders are fixed per atom, so the ready atoms sit in one heap per rule and a
     state's candidates come from the heads of the heaps.
+
+On a batch the rolling horizon may admit only ``in_flight`` samples at a time (the
+next when one finishes); the method tries a few limits (:func:`solve_dp`).
 
 The DP minimizes the rounds' compute latency (sum of the slowest atom of each
 round); placement on engines and Algorithm 3's write-backs follow
@@ -82,17 +91,23 @@ class DPParams:
         Rounds of lookahead of the rolling horizon, >= 1.
     max_candidates
         Candidate rounds per state, >= 1.
+    in_flight
+        Samples whose atoms the rolling horizon may schedule at once (the next is admitted when one finishes),
+        >= 1; None: every sample.
     """
 
     max_states: int = 20000
     full_atoms: int = 200
     horizon: int = 1
     max_candidates: int = 12
+    in_flight: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_states", "horizon", "max_candidates"):
             if getattr(self, name) < 1:
                 raise ValueError(f"DPParams: field {name} must be >= 1, got {getattr(self, name)}")
+        if self.in_flight is not None and self.in_flight < 1:
+            raise ValueError(f"DPParams: field in_flight must be >= 1 or None, got {self.in_flight}")
         if self.full_atoms < 0:
             raise ValueError(f"DPParams: field full_atoms must be >= 0, got {self.full_atoms}")
 
@@ -125,11 +140,13 @@ class _Graph:
             tail[a] = self.durations[a] + max((tail[b] for b in self.succ[a]), default=0)
         self.tail = tail
         topo = {a: i for i, a in enumerate(dag.topological_order)}
+        sample = [atom.sample for atom in dag.atoms]
+        self.sample = sample
         keys = (
-            lambda a: (-tail[a], a),
-            lambda a: (-self.durations[a], a),
-            lambda a: (topo[a], a),
-            lambda a: (-len(self.succ[a]), a),
+            lambda a: (-tail[a], sample[a], a),
+            lambda a: (-self.durations[a], sample[a], a),
+            lambda a: (sample[a], topo[a], a),
+            lambda a: (-len(self.succ[a]), sample[a], a),
         )
         self.rank: list[list[int]] = []
         for key in keys:
@@ -207,14 +224,33 @@ class _Rolling:
             self.left[d] = self.left.get(d, 0) + 1
         self.values = sorted(self.left, reverse=True)
         self.states = 0
+        samples = max(graph.sample, default=0) + 1
+        self.unscheduled = [0] * samples
+        for s in graph.sample:
+            self.unscheduled[s] += 1
+        self.admitted = samples if params.in_flight is None else min(samples, params.in_flight)
+        self.pending: dict[int, list[int]] = {}
         for a in range(graph.n):
             if not self.waiting[a]:
                 self._push(a)
 
     def _push(self, a: int) -> None:
+        """Make ``a`` ready, or hold it until its sample is admitted."""
+        if self.graph.sample[a] >= self.admitted:
+            self.pending.setdefault(self.graph.sample[a], []).append(a)
+            return
         self.ready[a] = 1
         for heap, rank in zip(self.heaps, self.graph.rank, strict=True):
             heapq.heappush(heap, (rank[a], a))
+
+    def _finish(self, a: int) -> None:
+        """Count ``a`` as scheduled; a finished sample admits the next one."""
+        s = self.graph.sample[a]
+        self.unscheduled[s] -= 1
+        while not self.unscheduled[s] and self.admitted < len(self.unscheduled):
+            s, self.admitted = self.admitted, self.admitted + 1
+            for b in self.pending.pop(s, ()):
+                self._push(b)
 
     def _heads(self, count: int) -> list[list[int]]:
         """The first ``count`` ready atoms of every rule (popped and pushed back)."""
@@ -239,7 +275,8 @@ class _Rolling:
                 if b in seen or b in after:
                     continue
                 seen.add(b)
-                if sum(1 for p in self.graph.preds[b] if p in after) == self.waiting[b]:
+                admitted = self.graph.sample[b] < self.admitted
+                if admitted and sum(1 for p in self.graph.preds[b] if p in after) == self.waiting[b]:
                     out.append(b)
         return out
 
@@ -314,6 +351,7 @@ class _Rolling:
             for a in best:
                 self.ready[a] = 0
                 self.left[graph.durations[a]] -= 1
+                self._finish(a)
             for a in best:
                 for b in graph.succ[a]:
                     self.waiting[b] -= 1
@@ -344,22 +382,46 @@ def _latency(graph: _Graph, rounds: Sequence[Sequence[int]]) -> int:
     return sum(max(graph.durations[a] for a in r) for r in rounds)
 
 
+IN_FLIGHT: tuple[int | None, ...] = (None, 4, 2, 1)
+"""Samples in flight the method tries on a batch (None: all), best evaluated latency kept."""
+
+
 def solve_dp(
     instance: AtomicInstance, options: SolveOptions, warm_start: object = None, params: DPParams | None = None
 ) -> Result[RoundSchedule]:
     """Run the DP, place and buffer its rounds, and price them with the round evaluator (latency objective; the
-    warm start and the time limit are not used: the DP's work is bounded by its parameters)."""
+    warm start is not used). On a batch without explicit ``params`` the DP runs with every limit of samples in
+    flight of :data:`IN_FLIGHT` up to the batch (the DP sees compute only; fewer samples at once hold fewer outputs
+    in the buffers and write fewer back) and the best evaluated schedule is kept; the time limit stops the search
+    after the first."""
     start = time.perf_counter()
     if instance.objective != "latency":
         return Result.no_solution(Status.ERROR, PROBLEM.name, "dp",
                                   f"objective {instance.objective!r}: the DP minimizes latency")  # fmt: skip
-    rounds, stats = dp_rounds(instance, params)
-    schedule = place_and_buffer(instance, rounds)
-    value = objective(instance, schedule, evaluate(instance, schedule))
-    note = f"{stats.mode}; {stats.states} states; compute latency {stats.compute_latency_cycles} cycles"
+    if params is not None or instance.batch == 1:
+        tries = [params or DPParams()]
+    else:
+        limits = dict.fromkeys(f if f is None or f < instance.batch else None for f in IN_FLIGHT)
+        tries = [DPParams(in_flight=f) for f in limits]
+    best: tuple[float, RoundSchedule, DPStats, DPParams] | None = None
+    states = 0
+    for p in tries:
+        if best is not None and options.time_limit_s is not None and time.perf_counter() - start > options.time_limit_s:
+            break
+        rounds, stats = dp_rounds(instance, p)
+        schedule = place_and_buffer(instance, rounds)
+        value = objective(instance, schedule, evaluate(instance, schedule))
+        states += stats.states
+        if best is None or value < best[0]:
+            best = (value, schedule, stats, p)
+    assert best is not None
+    value, schedule, stats, chosen = best
+    flight = "all" if chosen.in_flight is None else chosen.in_flight
+    note = (f"{stats.mode}; samples in flight {flight}; {stats.states} states; compute latency "
+            f"{stats.compute_latency_cycles} cycles")  # fmt: skip
     return Result(Status.FEASIBLE, PROBLEM.name, "dp", solution=schedule, objective=value,
                   runtime_s=time.perf_counter() - start,
-                  stats=SolveStats(iterations=stats.states, native_status=note))  # fmt: skip
+                  stats=SolveStats(iterations=states, native_status=note))  # fmt: skip
 
 
 METHODS: tuple[MethodSpec, ...] = (

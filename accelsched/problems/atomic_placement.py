@@ -4,12 +4,17 @@ Engine ``e`` sits at ``(e // cols, e % cols)`` on the instance's mesh; moving ``
 bytes from engine ``e`` to ``f`` costs ``b x hops(e, f)`` byte-hops under XY routing.
 
 * :func:`assign_engines` (exact per round): rounds in order; for round ``r`` the
-  atoms are matched to engines so that the byte-hops from their producers (all in
-  earlier rounds, already placed) are least: a linear assignment problem (atoms x
-  engines, padded with zero-cost rows), solved exactly by OR-Tools'
+  atoms are matched to engines so that the energy of bringing them their data is
+  least: the byte-hops from their producers (all in earlier rounds, already placed)
+  x the mesh's energy per byte and hop, plus the HBM read energy of an atom's
+  weights on an engine that does not hold them (its previous atom had other
+  weights; an engine keeps one weight block, as in the evaluator). Without weights
+  this is the least byte-hops. A linear assignment problem (atoms x engines, padded
+  with zero-cost rows, costs in integer centi-pJ), solved exactly by OR-Tools'
   ``SimpleLinearSumAssignment``. Greedy over rounds: a later round's traffic does
-  not influence an earlier round's placement (the joint optimum over all rounds is
-  :mod:`accelsched.formulations.atomic_joint_mapping`, for small instances).
+  not influence an earlier round's placement (the joint optimum of the byte-hops
+  over all rounds is :mod:`accelsched.formulations.atomic_joint_mapping`, for small
+  instances).
 * :func:`zigzag_engines` (Atomic Dataflow's baseline): engines visited in
   serpentine (boustrophedon) order, each round's atoms placed in that order by
   (layer order, atom index), so that consecutive atoms of a layer are neighbours.
@@ -94,6 +99,13 @@ def assign_engines(instance: AtomicInstance, schedule: RoundSchedule) -> RoundSc
     placed = np.full(n, -1, dtype=np.int64)
     tails = np.repeat(np.arange(n_engines), n_engines)
     heads = np.tile(np.arange(n_engines), n_engines)
+    acc = instance.accelerator
+    hop_cost = 100 * (instance.mesh.hop_energy_pj_per_byte if instance.mesh is not None else 1.0)
+    reload_cost = 100 * acc.offchip.read_energy_pj_per_byte if acc is not None else 0.0
+    weights = np.fromiter((a.weight_bytes for a in dag.atoms), dtype=np.float64, count=n)
+    key_ids: dict[tuple[str, tuple[int, int], tuple[int, int]], int] = {}
+    keys = np.fromiter((key_ids.setdefault(a.weight_key, len(key_ids)) for a in dag.atoms), dtype=np.int64, count=n)
+    held = np.full(n_engines, -1, dtype=np.int64)
     for members in schedule.rounds:
         atoms = np.asarray(members, dtype=np.int64)
         lo, hi = starts[atoms], starts[atoms + 1]
@@ -101,15 +113,20 @@ def assign_engines(instance: AtomicInstance, schedule: RoundSchedule) -> RoundSc
         edges = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)]) if len(atoms) else lo
         traffic = np.zeros((n_engines, n_engines), dtype=np.int64)
         np.add.at(traffic, (slots, placed[src[edges]]), nbytes[edges])
-        cost = traffic @ hops  # rows: the round's atoms, then zero-cost padding
+        energy = (traffic @ hops) * hop_cost  # rows: the round's atoms, then zero-cost padding
+        energy[: len(atoms)] += np.where(
+            held[None, :] == keys[atoms][:, None], 0.0, weights[atoms][:, None] * reload_cost
+        )
+        cost = np.rint(energy).astype(np.int64)
         if not cost.any():
             placed[atoms] = np.arange(len(atoms))
-            continue
-        solver = linear_sum_assignment.SimpleLinearSumAssignment()
-        solver.add_arcs_with_cost(tails, heads, cost.ravel())
-        status = solver.solve()
-        assert status == solver.OPTIMAL, f"linear assignment status {status}"
-        placed[atoms] = [solver.right_mate(i) for i in range(len(atoms))]
+        else:
+            solver = linear_sum_assignment.SimpleLinearSumAssignment()
+            solver.add_arcs_with_cost(tails, heads, cost.ravel())
+            status = solver.solve()
+            assert status == solver.OPTIMAL, f"linear assignment status {status}"
+            placed[atoms] = [solver.right_mate(i) for i in range(len(atoms))]
+        held[placed[atoms]] = keys[atoms]
     return schedule.placed(placed.tolist())
 
 

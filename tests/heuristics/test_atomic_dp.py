@@ -51,3 +51,24 @@ def test_the_rolling_horizon_is_valid_and_never_worse_than_its_greedy(seed: int)
         assert stats.compute_latency_cycles == PROBLEM.evaluate(instance, rolled).latency_cycles
         assert stats.compute_latency_cycles <= PROBLEM.evaluate(instance, greedy).latency_cycles
         assert stats.compute_latency_cycles >= max(lower_bounds(instance))
+
+
+def test_samples_in_flight_hold_the_rest_back_and_the_method_keeps_the_best_limit() -> None:
+    from accelsched.hardware import load_accelerator
+    from accelsched.models.registry import load_workload
+    from accelsched.problems.atomic import make_instance
+
+    instance = make_instance(load_workload("random:3:1", batch=3), load_accelerator("atomic-8x8-kc"),
+                             {"engines": "4", "atoms": "exact"})  # fmt: skip
+    dag = instance.dag
+    rounds, _ = dp_rounds(instance, DPParams(full_atoms=0, in_flight=1))
+    check(instance, rounds)
+    last = {s: max(r for r, members in enumerate(rounds.rounds) for a in members if dag.atoms[a].sample == s)
+            for s in range(3)}  # fmt: skip
+    first = {s: min(r for r, members in enumerate(rounds.rounds) for a in members if dag.atoms[a].sample == s)
+             for s in range(3)}  # fmt: skip
+    assert last[0] < first[1] and last[1] < first[2]  # one sample at a time
+    result = run_method(PROBLEM, instance, DP, SolveOptions())
+    assert "samples in flight" in result.stats.native_status
+    with pytest.raises(ValueError, match="in_flight must be >= 1"):
+        DPParams(in_flight=0)
