@@ -66,11 +66,12 @@ def _cell(workload: str, batch: int, hardware: str, atoms: str, label: str, meth
     instance = make_instance(load_workload(workload, batch=batch), accelerator, {"atoms": atoms})
     built = time.perf_counter() - t0
     result = run_method(PROBLEM, instance, get_method("atomic", method), SolveOptions(time_limit_s=limit, threads=1))
-    assert result.solution is not None, (workload, batch, method, result.stats.native_status)
+    row = {"workload": workload, "batch": batch, "method": label, "status": result.status.name,
+           "runtime_s": result.runtime_s, "instance_s": built, "note": result.stats.native_status}  # fmt: skip
+    if result.solution is None:
+        return row
     metrics = atomic_metrics(instance, result.solution)
-    return {"workload": workload, "batch": batch, "method": label, "status": result.status.name,
-            "atoms": len(instance.dag_for(result.solution).atoms), "rounds": len(result.solution.rounds),
-            "runtime_s": result.runtime_s, "instance_s": built, "note": result.stats.native_status,
+    return {**row, "atoms": len(instance.dag_for(result.solution).atoms), "rounds": len(result.solution.rounds),
             **{k: getattr(metrics, k) for k in ("latency_cycles", "throughput_samples_per_s", "pe_utilization",
                                                   "noc_overhead", "hbm_stall_share", "onchip_reuse", "hbm_bytes",
                                                   "energy_pj")}}  # fmt: skip
@@ -95,9 +96,11 @@ def compare(workloads: Sequence[str] = WORKLOADS, batches: Sequence[int] = (1, 2
                 data["conditions"] = machine_conditions()
                 if out:
                     write_json(out, data)
-                if verbose:
+                if verbose and "latency_cycles" in row:
                     print(f"  {workload:<16} b{batch:<3} {label:<8} {row['latency_cycles']:>14,.0f} cycles  "
                           f"util {row['pe_utilization']:6.1%}  {row['runtime_s']:6.1f} s", flush=True)  # fmt: skip
+                elif verbose:
+                    print(f"  {workload:<16} b{batch:<3} {label:<8} {row['status']}: {row['note']}", flush=True)
     return data
 
 
@@ -183,6 +186,9 @@ def render(data: dict[str, Any]) -> str:
              "energy mJ | atoms | time s |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     cells: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
     for r in data["rows"]:
+        if "latency_cycles" not in r:
+            lines.append(f"| {r['workload']} | {r['batch']} | {r['method']} | {r['status']}: {r['note']} |")
+            continue
         cells.setdefault((r["workload"], r["batch"]), {})[r["method"]] = r
         lines.append(f"| {r['workload']} | {r['batch']} | {r['method']} | {r['latency_cycles'] / clock * 1e3:.2f} | "
                      f"{r['throughput_samples_per_s']:.1f} | {r['pe_utilization']:.1%} | {r['noc_overhead']:.1%} | "

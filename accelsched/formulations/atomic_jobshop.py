@@ -39,7 +39,7 @@ import time
 from ortools.sat.python import cp_model
 
 from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule, evaluate, objective
-from accelsched.problems.atomic_placement import place_and_buffer
+from accelsched.problems.atomic_placement import buffer_failure, place_and_buffer
 from accelsched.problems.base import MethodSpec
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status, solve_cpsat
 
@@ -156,6 +156,10 @@ def solve_jobshop(
                                   runtime_s=runtime, backend="cpsat")  # fmt: skip
     rounds = rounds_from_starts(instance, [answer.value(s) for s in shop.starts])
     schedule = place_and_buffer(instance, rounds)
+    failure = buffer_failure(instance, schedule)
+    if failure is not None:
+        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "cpsat-jobshop", failure,
+                                  runtime_s=time.perf_counter() - start, backend="cpsat")  # fmt: skip
     value = objective(instance, schedule, evaluate(instance, schedule))
     bound = answer.bound
     status = Status.OPTIMAL if bound is not None and value <= bound else Status.FEASIBLE

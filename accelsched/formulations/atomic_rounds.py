@@ -62,7 +62,7 @@ from accelsched.problems.atomic import (
     lower_bounds,
     objective,
 )
-from accelsched.problems.atomic_placement import place_and_buffer
+from accelsched.problems.atomic_placement import buffer_failure, place_and_buffer
 from accelsched.problems.base import MethodSpec
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status, solve_cpsat
 
@@ -266,6 +266,10 @@ def solve_rounds(
         status = answer.status
         bound = max(float(global_bound), answer.bound if answer.bound is not None else 0.0)
     schedule = place_and_buffer(instance, RoundSchedule(tuple(rounds)))
+    failure = buffer_failure(instance, schedule)
+    if failure is not None:
+        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "cpsat-rounds", failure,
+                                  runtime_s=time.perf_counter() - start, backend="cpsat")  # fmt: skip
     value = objective(instance, schedule, evaluate(instance, schedule))
     if status is Status.OPTIMAL and value > bound * (1 + 1e-9):
         status = Status.FEASIBLE  # the compute optimum, but transfers add time the model does not see

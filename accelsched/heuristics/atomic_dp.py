@@ -70,7 +70,7 @@ import time
 from collections.abc import Sequence
 
 from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, evaluate, objective
-from accelsched.problems.atomic_placement import place_and_buffer
+from accelsched.problems.atomic_placement import buffer_failure, place_and_buffer
 from accelsched.problems.base import MethodSpec
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 
@@ -404,17 +404,22 @@ def solve_dp(
         limits = dict.fromkeys(f if f is None or f < instance.batch else None for f in IN_FLIGHT)
         tries = [DPParams(in_flight=f) for f in limits]
     best: tuple[float, RoundSchedule, DPStats, DPParams] | None = None
-    states = 0
+    states, failure = 0, None
     for p in tries:
         if best is not None and options.time_limit_s is not None and time.perf_counter() - start > options.time_limit_s:
             break
         rounds, stats = dp_rounds(instance, p)
         schedule = place_and_buffer(instance, rounds)
-        value = objective(instance, schedule, evaluate(instance, schedule))
         states += stats.states
+        failure = buffer_failure(instance, schedule)
+        if failure is not None:
+            continue
+        value = objective(instance, schedule, evaluate(instance, schedule))
         if best is None or value < best[0]:
             best = (value, schedule, stats, p)
-    assert best is not None
+    if best is None:
+        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "dp", str(failure),
+                                  runtime_s=time.perf_counter() - start, iterations=states)  # fmt: skip
     value, schedule, stats, chosen = best
     flight = "all" if chosen.in_flight is None else chosen.in_flight
     note = (f"{stats.mode}; samples in flight {flight}; {stats.states} states; compute latency "

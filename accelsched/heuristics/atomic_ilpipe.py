@@ -40,7 +40,7 @@ from accelsched.heuristics.atomic_regions import allocate, layer_table, regions
 from accelsched.models.layer import Layer
 from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, evaluate, objective
 from accelsched.problems.atomic_atoms import split_size
-from accelsched.problems.atomic_placement import evict, serpentine
+from accelsched.problems.atomic_placement import buffer_failure, evict, serpentine
 from accelsched.problems.base import MethodSpec
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 
@@ -164,17 +164,22 @@ def solve_ilpipe(instance: AtomicInstance, options: SolveOptions, warm_start: ob
         return Result.no_solution(Status.ERROR, PROBLEM.name, "il-pipe",
                                   "the inter-layer pipelining baseline needs a workload")  # fmt: skip
     best: tuple[float, RoundSchedule, IlPipePlan] | None = None
-    tried = 0
+    tried, failure = 0, None
     for tiles in TILES:
         if best is not None and options.time_limit_s is not None and time.perf_counter() - start > options.time_limit_s:
             break
         plan = ilpipe_plan(instance, tiles)
         schedule = evict(instance, ilpipe_schedule(instance, plan))
-        value = objective(instance, schedule, evaluate(instance, schedule))
         tried += 1
+        failure = buffer_failure(instance, schedule)
+        if failure is not None:
+            continue
+        value = objective(instance, schedule, evaluate(instance, schedule))
         if best is None or value < best[0]:
             best = (value, schedule, plan)
-    assert best is not None
+    if best is None:
+        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "il-pipe", f"no tiling fits: {failure}",
+                                  runtime_s=time.perf_counter() - start, iterations=tried)  # fmt: skip
     value, schedule, plan = best
     note = f"{plan.describe()}; {tried} of {len(TILES)} tilings priced"
     return Result(Status.FEASIBLE, PROBLEM.name, "il-pipe", solution=schedule, objective=value,

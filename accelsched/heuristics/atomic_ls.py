@@ -24,7 +24,7 @@ import time
 
 from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule, evaluate, objective
 from accelsched.problems.atomic_atoms import split_size
-from accelsched.problems.atomic_placement import evict
+from accelsched.problems.atomic_placement import buffer_failure, evict
 from accelsched.problems.base import MethodSpec
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 
@@ -79,6 +79,9 @@ def solve_ls(instance: AtomicInstance, options: SolveOptions, warm_start: object
     if instance.workload is None:
         return Result.no_solution(Status.ERROR, PROBLEM.name, "ls", "the layer-sequential baseline needs a workload")
     schedule = evict(instance, ls_schedule(instance))
+    failure = buffer_failure(instance, schedule)
+    if failure is not None:
+        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "ls", failure, runtime_s=time.perf_counter() - start)
     value = objective(instance, schedule, evaluate(instance, schedule))
     note = f"{len(schedule.rounds)} rounds; {len(schedule.write_back)} outputs written back"
     return Result(Status.FEASIBLE, PROBLEM.name, "ls", solution=schedule, objective=value,

@@ -7,7 +7,9 @@ Atom sizes
     for YX-partition ones) a size is a whole multiple of the unrolling or the whole
     loop (:func:`check_size`). Grouped layers (depthwise, pooling, element-wise)
     are cut into whole groups: ``co`` counts output channels over all groups and
-    is a multiple of the channels per group.
+    is a multiple of the channels per group; the array's K and C unrollings are
+    within a group (a group's loops are always whole in an atom), so any number of
+    groups keeps the rule.
 Candidates
     :func:`size_candidates` lists, per layer, the sizes that halve each loop from
     the whole (``ceil(L / 2^k)``, rounded up to the unrolling on unrolled loops)
@@ -85,7 +87,8 @@ def check_size(layer: Layer, size: AtomSize, core: Core) -> None:
                          f"co={size.co} cuts a group", "--option atom",
                          f"give co as a multiple of {layer.K}")  # fmt: skip
     if Partition.of(core) is Partition.KC:
-        pairs = [("co", "K", size.co, full_co)] + ([] if _grouped(layer) else [("ci", "C", size.ci, layer.C)])
+        # a grouped layer's unrolled K and C are per group, and an atom holds whole groups: nothing more to check
+        pairs = [] if _grouped(layer) else [("co", "K", size.co, full_co), ("ci", "C", size.ci, layer.C)]
     else:
         pairs = [("h", "OY", size.h, layer.OY), ("w", "OX", size.w, layer.OX)]
     for field_name, loop, value, full in pairs:
@@ -176,8 +179,7 @@ def size_candidates(layer: Layer, core: Core) -> list[AtomSize]:
     hs = _halvings(layer.OY, unroll["OY"] if not kc else 1)
     ws = _halvings(layer.OX, unroll["OX"] if not kc else 1)
     if _grouped(layer):
-        unit = math.lcm(layer.K, unroll["K"]) if kc else layer.K
-        cos = [c for c in _halvings(layer.out_channels, unit) if c % layer.K == 0 or c == layer.out_channels]
+        cos = _halvings(layer.out_channels, layer.K)  # whole groups (the array unrolls K and C within a group)
         cis = [layer.C]
     else:
         cis = _halvings(layer.C, unroll["C"] if kc else 1)

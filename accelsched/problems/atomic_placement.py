@@ -43,6 +43,7 @@ from accelsched.problems.atomic import AtomicInstance, RoundSchedule
 
 __all__ = [
     "assign_engines",
+    "buffer_failure",
     "evict",
     "hop_matrix",
     "place_and_buffer",
@@ -259,6 +260,19 @@ def _fit(
         if victim in resident:
             del resident[victim]
             held[e] -= state.outputs[victim]
+
+
+def buffer_failure(instance: AtomicInstance, schedule: RoundSchedule) -> str | None:
+    """Why ``schedule``, given :func:`evict`'s write-backs, still overflows a buffer (its round's own atoms do not
+    fit), or None."""
+    from accelsched.hardware.cost.rounds import buffer_overflow
+
+    over = buffer_overflow(instance, schedule)
+    if over is None:
+        return None
+    engine, r, held, capacity = over
+    return (f"engine {engine} holds {held:,} bytes in round {r} > its buffer of {capacity:,} bytes with every held "
+            "output written back: the round's own atoms do not fit")  # fmt: skip
 
 
 def place_and_buffer(instance: AtomicInstance, schedule: RoundSchedule) -> RoundSchedule:

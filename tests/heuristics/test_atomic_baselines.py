@@ -11,6 +11,7 @@ import pytest
 from accelsched.hardware import load_accelerator
 from accelsched.heuristics.atomic_cnnp import cnnp_configs, cnnp_schedule
 from accelsched.heuristics.atomic_ilpipe import ilpipe_plan, ilpipe_schedule
+from accelsched.models.builder import NetBuilder
 from accelsched.models.registry import load_workload
 from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, make_instance
 from accelsched.problems.atomic_placement import serpentine
@@ -96,3 +97,17 @@ def test_baselines_refuse_an_abstract_instance_with_a_reason() -> None:
         result = run_method(PROBLEM, abstract, get_method("atomic", method), OPTIONS)
         assert result.status is Status.ERROR and "needs a workload" in result.stats.native_status
     assert RoundSchedule((), sizes=None).sizes is None
+
+
+def test_every_method_reports_a_buffer_its_atoms_cannot_fit_as_infeasible() -> None:
+    from tests.problems.atomic_helpers import with_buffer
+
+    b = NetBuilder("small", 32, 4, 4)
+    x = b.conv(b.input, 32, 3, pad=1, name="a")
+    b.conv(x, 32, 3, pad=1, name="b")
+    # 2 KB hold no atom of these layers (the baselines' sizes fall back to the least working set); the round methods
+    # schedule one whole-layer atom per layer
+    inst = make_instance(b.build(), with_buffer(KC, 2048), {"engines": "4", "atom": "4,4,32,32"})
+    for method in ("cpsat-rounds", "cpsat-jobshop", "dp", "ls", "cnn-p", "il-pipe"):
+        result = run_method(PROBLEM, inst, get_method("atomic", method), SolveOptions(time_limit_s=10))
+        assert result.status is Status.INFEASIBLE and "the round's own atoms do not fit" in result.stats.native_status
