@@ -31,9 +31,10 @@ import time
 from dataclasses import dataclass
 
 from accelsched.heuristics.atomic_regions import allocate, balanced_segments, layer_table, regions
-from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, evaluate, objective
+from accelsched.heuristics.atomic_search import search_schedules
+from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule
 from accelsched.problems.atomic_atoms import split_size
-from accelsched.problems.atomic_placement import buffer_failure, evict, serpentine
+from accelsched.problems.atomic_placement import evict, serpentine
 from accelsched.problems.base import MethodSpec
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 
@@ -132,27 +133,14 @@ def solve_cnnp(instance: AtomicInstance, options: SolveOptions, warm_start: obje
         configs = cnnp_configs(instance)
     except ValueError as exc:
         return Result.no_solution(Status.ERROR, PROBLEM.name, "cnn-p", str(exc))
-    best: tuple[float, RoundSchedule, CnnpConfig] | None = None
-    tried, failure = 0, None
-    for config in configs:
-        if best is not None and options.time_limit_s is not None and time.perf_counter() - start > options.time_limit_s:
-            break
-        schedule = evict(instance, cnnp_schedule(instance, config))
-        tried += 1
-        failure = buffer_failure(instance, schedule)
-        if failure is not None:
-            continue
-        value = objective(instance, schedule, evaluate(instance, schedule))
-        if best is None or value < best[0]:
-            best = (value, schedule, config)
-    if best is None:
-        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "cnn-p", f"no configuration fits: {failure}",
-                                  runtime_s=time.perf_counter() - start, iterations=tried)  # fmt: skip
-    value, schedule, config = best
-    note = f"{config.describe()}; {tried} of {len(configs)} configurations priced"
-    return Result(Status.FEASIBLE, PROBLEM.name, "cnn-p", solution=schedule, objective=value,
+    found = search_schedules(instance, configs, lambda c: evict(instance, cnnp_schedule(instance, c)), options, start)
+    if found.choice is None or found.schedule is None or found.value is None:
+        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "cnn-p", f"no configuration fits: {found.failure}",
+                                  runtime_s=time.perf_counter() - start, iterations=found.tried)  # fmt: skip
+    note = f"{found.choice.describe()}; {found.tried} of {len(configs)} configurations priced"
+    return Result(Status.FEASIBLE, PROBLEM.name, "cnn-p", solution=found.schedule, objective=found.value,
                   runtime_s=time.perf_counter() - start,
-                  stats=SolveStats(iterations=tried, native_status=note))  # fmt: skip
+                  stats=SolveStats(iterations=found.tried, native_status=note))  # fmt: skip
 
 
 METHODS: tuple[MethodSpec, ...] = (

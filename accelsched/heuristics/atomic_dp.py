@@ -69,8 +69,9 @@ import itertools
 import time
 from collections.abc import Sequence
 
-from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, evaluate, objective
-from accelsched.problems.atomic_placement import buffer_failure, place_and_buffer
+from accelsched.heuristics.atomic_search import search_schedules
+from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule
+from accelsched.problems.atomic_placement import place_and_buffer
 from accelsched.problems.base import MethodSpec
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 
@@ -403,28 +404,22 @@ def solve_dp(
     else:
         limits = dict.fromkeys(f if f is None or f < instance.batch else None for f in IN_FLIGHT)
         tries = [DPParams(in_flight=f) for f in limits]
-    best: tuple[float, RoundSchedule, DPStats, DPParams] | None = None
-    states, failure = 0, None
-    for p in tries:
-        if best is not None and options.time_limit_s is not None and time.perf_counter() - start > options.time_limit_s:
-            break
-        rounds, stats = dp_rounds(instance, p)
-        schedule = place_and_buffer(instance, rounds)
-        states += stats.states
-        failure = buffer_failure(instance, schedule)
-        if failure is not None:
-            continue
-        value = objective(instance, schedule, evaluate(instance, schedule))
-        if best is None or value < best[0]:
-            best = (value, schedule, stats, p)
-    if best is None:
-        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "dp", str(failure),
+    runs: dict[int, DPStats] = {}
+
+    def build(choice: DPParams) -> RoundSchedule:
+        rounds, runs[id(choice)] = dp_rounds(instance, choice)
+        return place_and_buffer(instance, rounds)
+
+    found = search_schedules(instance, tries, build, options, start)
+    states = sum(s.states for s in runs.values())
+    if found.choice is None or found.schedule is None or found.value is None:
+        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "dp", str(found.failure),
                                   runtime_s=time.perf_counter() - start, iterations=states)  # fmt: skip
-    value, schedule, stats, chosen = best
-    flight = "all" if chosen.in_flight is None else chosen.in_flight
+    stats = runs[id(found.choice)]
+    flight = "all" if found.choice.in_flight is None else found.choice.in_flight
     note = (f"{stats.mode}; samples in flight {flight}; {stats.states} states; compute latency "
             f"{stats.compute_latency_cycles} cycles")  # fmt: skip
-    return Result(Status.FEASIBLE, PROBLEM.name, "dp", solution=schedule, objective=value,
+    return Result(Status.FEASIBLE, PROBLEM.name, "dp", solution=found.schedule, objective=found.value,
                   runtime_s=time.perf_counter() - start,
                   stats=SolveStats(iterations=states, native_status=note))  # fmt: skip
 

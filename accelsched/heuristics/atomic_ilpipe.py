@@ -37,10 +37,11 @@ from collections import deque
 from dataclasses import dataclass
 
 from accelsched.heuristics.atomic_regions import allocate, layer_table, regions
+from accelsched.heuristics.atomic_search import search_schedules
 from accelsched.models.layer import Layer
-from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, evaluate, objective
+from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule
 from accelsched.problems.atomic_atoms import split_size
-from accelsched.problems.atomic_placement import buffer_failure, evict, serpentine
+from accelsched.problems.atomic_placement import evict, serpentine
 from accelsched.problems.base import MethodSpec
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 
@@ -163,28 +164,15 @@ def solve_ilpipe(instance: AtomicInstance, options: SolveOptions, warm_start: ob
     if instance.workload is None:
         return Result.no_solution(Status.ERROR, PROBLEM.name, "il-pipe",
                                   "the inter-layer pipelining baseline needs a workload")  # fmt: skip
-    best: tuple[float, RoundSchedule, IlPipePlan] | None = None
-    tried, failure = 0, None
-    for tiles in TILES:
-        if best is not None and options.time_limit_s is not None and time.perf_counter() - start > options.time_limit_s:
-            break
-        plan = ilpipe_plan(instance, tiles)
-        schedule = evict(instance, ilpipe_schedule(instance, plan))
-        tried += 1
-        failure = buffer_failure(instance, schedule)
-        if failure is not None:
-            continue
-        value = objective(instance, schedule, evaluate(instance, schedule))
-        if best is None or value < best[0]:
-            best = (value, schedule, plan)
-    if best is None:
-        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "il-pipe", f"no tiling fits: {failure}",
-                                  runtime_s=time.perf_counter() - start, iterations=tried)  # fmt: skip
-    value, schedule, plan = best
-    note = f"{plan.describe()}; {tried} of {len(TILES)} tilings priced"
-    return Result(Status.FEASIBLE, PROBLEM.name, "il-pipe", solution=schedule, objective=value,
+    plans = (ilpipe_plan(instance, tiles) for tiles in TILES)
+    found = search_schedules(instance, plans, lambda p: evict(instance, ilpipe_schedule(instance, p)), options, start)
+    if found.choice is None or found.schedule is None or found.value is None:
+        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "il-pipe", f"no tiling fits: {found.failure}",
+                                  runtime_s=time.perf_counter() - start, iterations=found.tried)  # fmt: skip
+    note = f"{found.choice.describe()}; {found.tried} of {len(TILES)} tilings priced"
+    return Result(Status.FEASIBLE, PROBLEM.name, "il-pipe", solution=found.schedule, objective=found.value,
                   runtime_s=time.perf_counter() - start,
-                  stats=SolveStats(iterations=tried, native_status=note))  # fmt: skip
+                  stats=SolveStats(iterations=found.tried, native_status=note))  # fmt: skip
 
 
 METHODS: tuple[MethodSpec, ...] = (
