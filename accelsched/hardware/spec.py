@@ -193,6 +193,13 @@ class Core:
         """Total on-chip memory of the core."""
         return sum(m.total_capacity_bytes for m in self.memories)
 
+    @cached_property
+    def top_capacity_bytes(self) -> int:
+        """Capacity of the core's outermost on-chip levels (next to DRAM for some operand), each counted once: the
+        buffer that a tile or an engine fills from off-chip memory."""
+        tops = {levels[-1] for levels in self.hierarchy.values() if levels}
+        return sum(self.memory(name).total_capacity_bytes for name in tops)
+
     def top_level(self, operand: str) -> MemoryLevel:
         """The outermost on-chip level of ``operand`` (the one DRAM feeds)."""
         return self.memory(self.hierarchy[operand][-1])

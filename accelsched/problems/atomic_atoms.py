@@ -55,7 +55,6 @@ __all__ = [
     "atom_cost",
     "atom_count",
     "atomize",
-    "buffer_bytes",
     "candidate_table",
     "check_size",
     "clip_size",
@@ -153,12 +152,6 @@ def working_set(layer: Layer, size: AtomSize) -> int:
     return b.inputs + b.weights + b.outputs
 
 
-def buffer_bytes(core: Core) -> int:
-    """Capacity of the engine buffer: its top on-chip levels (one shared SRAM on Atomic Dataflow's engines)."""
-    tops = {levels[-1] for levels in core.hierarchy.values() if levels}
-    return sum(core.memory(name).total_capacity_bytes for name in tops)
-
-
 def _halvings(full: int, unit: int) -> list[int]:
     values = {full}
     k = 1
@@ -185,7 +178,7 @@ def size_candidates(layer: Layer, core: Core) -> list[AtomSize]:
         cis = _halvings(layer.C, unroll["C"] if kc else 1)
         cos = _halvings(layer.K, unroll["K"] if kc else 1)
     sizes = [AtomSize(h, w, ci, co) for h, w, ci, co in itertools.product(hs, ws, cis, cos)]
-    capacity = buffer_bytes(core)
+    capacity = core.top_capacity_bytes
     fitting = [s for s in sizes if working_set(layer, s) <= capacity]
     if not fitting:
         least = min(working_set(layer, s) for s in sizes)

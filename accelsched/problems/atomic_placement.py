@@ -214,11 +214,10 @@ def evict(instance: AtomicInstance, schedule: RoundSchedule) -> RoundSchedule:
     """The schedule with the write-backs of Algorithm 3 added (module docstring); unchanged on an abstract
     instance or when every buffer already fits."""
     from accelsched.hardware.cost.rounds import buffer_overflow
-    from accelsched.problems.atomic_atoms import buffer_bytes
 
     if instance.accelerator is None or buffer_overflow(instance, schedule) is None:
         return schedule
-    capacity = buffer_bytes(instance.accelerator.cores[0])
+    capacity = instance.accelerator.cores[0].top_capacity_bytes
     state = _Buffers(instance, schedule)
     resident: list[dict[int, None]] = [{} for _ in range(instance.n_engines)]
     held = [0] * instance.n_engines

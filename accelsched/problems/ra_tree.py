@@ -327,8 +327,7 @@ def tile_buffer_bytes(accelerator: Accelerator) -> int:
 
 def core_buffer_bytes(core: Core) -> int:
     """Capacity of a core's outermost on-chip memory levels (those holding I, W and O next to DRAM)."""
-    tops = {core.top_level(op).name: core.top_level(op) for op in ("I", "W", "O")}
-    return sum(level.capacity_bytes * level.instances for level in tops.values())
+    return core.top_capacity_bytes
 
 
 def evaluate(instance: RATreeInstance, tree: RATree) -> CostReport:

@@ -22,7 +22,7 @@ from accelsched.problems.atomic import (
     check,
     make_instance,
 )
-from accelsched.problems.atomic_atoms import atomize, buffer_bytes, split_size, working_set
+from accelsched.problems.atomic_atoms import atomize, split_size, working_set
 from tests.problems.atomic_helpers import with_buffer
 
 KC = load_accelerator("atomic-8x8-kc")
@@ -114,7 +114,7 @@ def test_atom_sizes_off_the_pe_array_are_refused_naming_the_layer() -> None:
 def test_an_even_split_fills_the_engines_and_fits_the_buffer() -> None:
     layer = chain()["a"]
     size = split_size(layer, KC, 4)
-    assert working_set(layer, size) <= buffer_bytes(KC.cores[0])
+    assert working_set(layer, size) <= KC.cores[0].top_capacity_bytes == 128 * 1024
     dag = atomize(chain(), KC, {"a": size, "b": size})
     assert len(dag.groups["a", 0]) >= 4
 

@@ -14,7 +14,6 @@ from accelsched.hardware.cost.rounds import buffer_occupancy, buffer_overflow
 from accelsched.models.builder import NetBuilder
 from accelsched.models.registry import load_workload
 from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, check, make_instance
-from accelsched.problems.atomic_atoms import buffer_bytes
 from accelsched.problems.atomic_placement import (
     assign_engines,
     evict,
@@ -106,7 +105,7 @@ def test_algorithm_3_writes_back_the_largest_size_times_time_to_reuse_until_the_
     rounds = RoundSchedule(tuple((a,) for a in dag.topological_order), engines=(0,) * len(dag.atoms))
     held = buffer_occupancy(instance, rounds)
     assert held is not None
-    capacity = buffer_bytes(KC.cores[0])
+    capacity = KC.cores[0].top_capacity_bytes
     assert held.max() <= capacity  # fits as is: nothing to write back
     assert evict(instance, rounds) == rounds
     # a buffer that holds the peak less a bit: x's outputs, read last by "sum", go first (they wait longest)

@@ -57,7 +57,6 @@ from accelsched.hardware.cost.report import CostReport
 from accelsched.hardware.cost.transfer import core_to_core
 from accelsched.hardware.spec import Accelerator, Mesh
 from accelsched.problems.atomic import AtomDag, AtomicInstance, RoundSchedule
-from accelsched.problems.atomic_atoms import buffer_bytes
 
 __all__ = [
     "AtomicMetrics",
@@ -136,7 +135,7 @@ class _Platform:
         top = {levels[-1] for levels in core.hierarchy.values() if levels}
         self.buffer_name = sorted(top)[0]
         self.buffer_write_energy = core.memory(self.buffer_name).write_energy_pj_per_byte
-        self.capacity_bytes = buffer_bytes(core)
+        self.capacity_bytes = core.top_capacity_bytes
         self.macs_per_engine = core.n_macs
         self.clock_hz = accelerator.clock_hz
 
