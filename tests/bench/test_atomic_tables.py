@@ -21,7 +21,7 @@ def test_compare_runs_every_method_resumes_and_renders(tmp_path: Path) -> None:
     again = atomic_tables.compare(["random:3:1"], [1, 2], time_limit_s=30, out=str(out), resume=True)
     assert again["rows"] == json.loads(out.read_text())["rows"] == data["rows"]  # nothing run twice
     text = atomic_tables.render(data)
-    assert "| random:3:1 | 1 | AD |" in text and "Paper (batch-1 latency speedup of AD)" in text
+    assert "| random:3:1 | 1 | AD |" in text and "the paper's 1.45-2.30x" in text
     assert text.count("x |") >= 2  # the speedup table
 
 
