@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from accelsched.errors import InfeasibleSolution
 from accelsched.hardware.cost.partition import Mode
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution, check
-from accelsched.problems.partition_columns import Column, ColumnSet, enumerate_columns, mask_of
+from accelsched.problems.partition_columns import Column, ColumnSet, mask_of
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 
 __all__ = [
@@ -38,7 +38,6 @@ __all__ = [
     "execution_order",
     "infeasible_result",
     "partition_result",
-    "prepare",
 ]
 
 
@@ -103,33 +102,50 @@ class VariantTable:
         self.instance = instance
         self.complete = columns.complete
         self.column_set = columns
-        self.columns: list[Column] = list(columns.columns)
-        self._column_of = {column.mask: k for k, column in enumerate(self.columns)}
-        for members in [*extra, *((i,) for i in range(instance.n_layers))]:
-            if mask_of(members) not in self._column_of:
-                self._column_of[mask_of(members)] = len(self.columns)
-                cost = instance.cost_model.subgraph(members)
-                self.columns.append(Column(cost.members, cost))
         self.act_bytes = instance.act_candidates_bytes
         self.weight_bytes = instance.weight_candidates_bytes or (0,)
         self.metric_weight = instance.alpha if instance.co_exploration else 1.0
         self.capacity_weight = 1.0 if instance.co_exploration else 0.0
-        self.variants: list[Variant] = []
-        self._variant_of: dict[tuple[int, str], int] = {}
-        for k, column in enumerate(self.columns):
-            self._add_variants(k, column)
         succs = instance.cost_model.succs
         self.edges = sorted({(u, v) for u, vs in enumerate(succs) for v in vs})
+        self.columns: list[Column] = []
+        self._column_of: dict[int, int] = {}
+        self.variants: list[Variant] = []
+        self._variant_of: dict[tuple[int, str], int] = {}
         self.covering: list[list[int]] = [[] for _ in range(instance.n_layers)]
         self.together: dict[tuple[int, int], list[int]] = {edge: [] for edge in self.edges}
-        for j, variant in enumerate(self.variants):
-            members = self.columns[variant.column].members
-            inside = set(members)
-            for u in members:
+        for column in columns.columns:
+            self._append(column)
+        for members in [*extra, *((i,) for i in range(instance.n_layers))]:
+            self.add(members)
+
+    def add(self, members: Sequence[int]) -> list[int]:
+        """Add a subgraph as a column unless it is one already; the indices of its new variants."""
+        if mask_of(members) in self._column_of:
+            return []
+        cost = self.instance.cost_model.subgraph(members)
+        return self._append(Column(cost.members, cost))
+
+    def has(self, members: Sequence[int]) -> bool:
+        """Whether a subgraph is a column of the table."""
+        return mask_of(members) in self._column_of
+
+    def _append(self, column: Column) -> list[int]:
+        """Index a column, its variants and the layers and edges they hold."""
+        k = len(self.columns)
+        self._column_of[mask_of(column.members)] = k
+        self.columns.append(column)
+        first = len(self.variants)
+        self._add_variants(k, column)
+        succs = self.instance.cost_model.succs
+        inside = set(column.members)
+        for j in range(first, len(self.variants)):
+            for u in column.members:
                 self.covering[u].append(j)
                 for v in succs[u]:
                     if v in inside:
                         self.together[u, v].append(j)
+        return list(range(first, len(self.variants)))
 
     def _add_variants(self, k: int, column: Column) -> None:
         """The modes of a column that fit the largest candidates and are not dominated by a cheaper one."""
@@ -298,12 +314,21 @@ class Prepared:
         What the stats say about the warm start.
     deadline
         The :func:`time.perf_counter` value of the time limit, or None.
+    generated
+        Whether ``warm`` is column generation's partition (better than the warm start, or
+        found without one) rather than the warm start.
     """
 
     table: VariantTable
     warm: Assignment | None
     notes: tuple[str, ...]
     deadline: float | None
+    generated: bool = False
+
+    @property
+    def start_label(self) -> str:
+        """What the solvers' start is, for the stats."""
+        return "column generation's partition" if self.generated else "the warm start"
 
     def solver_options(self, options: SolveOptions) -> SolveOptions:
         """The options for the solver: presolve off, and the time left."""
@@ -311,25 +336,6 @@ class Prepared:
         if self.deadline is None:
             return options
         return dataclasses.replace(options, time_limit_s=max(self.deadline - time.perf_counter(), 1e-3))
-
-
-def prepare(
-    instance: PartitionInstance, options: SolveOptions, warm_start: PartitionSolution | None, budget: int, start: float
-) -> Prepared:
-    """Check the warm start, enumerate the columns (in at most half of the time limit), build the table.
-
-    Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
-    set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
-    takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
-    """
-    warm, note = checked_warm_start(instance, warm_start)
-    limit = options.time_limit_s
-    columns = enumerate_columns(instance, budget, None if limit is None else start + limit / 2)
-    table = VariantTable(instance, columns, warm.indices(instance) if warm else ())
-    assignment = table.assignment(warm) if warm else None
-    if assignment is not None:
-        note = f"{note} (objective {table.objective(assignment):.12g})"
-    return Prepared(table, assignment, (note,) if note else (), None if limit is None else start + limit)
 
 
 def infeasible_result(instance: PartitionInstance, method: str, backend: str) -> Result[PartitionSolution] | None:
@@ -353,25 +359,31 @@ def partition_result(
     seed: int,
     stats: SolveStats,
     notes: Sequence[str] = (),
+    start_label: str = "the warm start",
 ) -> Result[PartitionSolution]:
     """The Result of an exact model from what its solver found.
 
     The objective is :meth:`VariantTable.objective` at the returned assignment. The
-    warm start is returned instead of a worse (or, after a limit, missing) solution,
-    so a result is never worse than its warm start. With an incomplete column set the
-    status is at best FEASIBLE, the solver's bound (valid only for the listed columns)
-    is replaced by :func:`compulsory_bound`, and the native status says so.
+    start (``warm``: the warm start, or column generation's partition, named by
+    ``start_label``) is returned instead of a worse (or, after a limit, missing)
+    solution, so a result is never worse than its warm start. With an incomplete column
+    set the status is at best FEASIBLE, and the solver's bound (valid only for the
+    listed columns) is replaced by the larger of :func:`compulsory_bound` and the bound
+    column generation proved, and the native status says which.
     """
     if warm is not None and status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION):
         value = table.objective(warm)
         if found is None or value < table.objective(found) - 1e-9 * max(1.0, abs(value)):
             found = warm
-            notes = (*notes, "the warm start is returned: the solver found nothing better")
+            notes = (*notes, f"{start_label} is returned: the solver found nothing better")
             if not status.has_solution:
                 status = Status.FEASIBLE
     if not table.complete:
-        bound = compulsory_bound(table)
-        notes = (*notes, f"{table.column_set.stopped}: optimality not proven, bound = compulsory traffic")
+        bound, name = compulsory_bound(table), "compulsory traffic"
+        proven = table.column_set.bound
+        if proven is not None and proven > bound:
+            bound, name = proven, "column generation's bound"
+        notes = (*notes, f"{table.column_set.stopped}: optimality not proven, bound = {name}")
         if status is Status.OPTIMAL:
             status = Status.FEASIBLE
     objective = None if found is None else table.objective(found)

@@ -39,8 +39,9 @@ objective at the decoded solution.
 
 Running
 -------
-As for the MILP (:func:`accelsched.formulations.partition_common.prepare`): columns
-enumerated in at most half of the time limit, CP-SAT's presolve off (its objective
+As for the MILP (:func:`accelsched.formulations.partition_colgen.prepare`): columns
+enumerated in at most a quarter of the time limit and completed by column generation
+beyond the budget, CP-SAT's presolve off (its objective
 expansion leaves the linear relaxation without a useful bound on these models), a
 warm start given as a complete hint, a result never worse than the warm start, and
 OPTIMAL only with a complete column set.
@@ -56,12 +57,12 @@ from fractions import Fraction
 
 from ortools.sat.python import cp_model
 
+from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS, prepare
 from accelsched.formulations.partition_common import (
     Assignment,
     VariantTable,
     infeasible_result,
     partition_result,
-    prepare,
 )
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
@@ -209,6 +210,7 @@ def solve_cpsat_partition(
     warm_start: PartitionSolution | None = None,
     *,
     budget: int = DEFAULT_BUDGET,
+    rounds: int = DEFAULT_ROUNDS,
 ) -> Result[PartitionSolution]:
     """Enumerate the columns, build :class:`PartitionCpSat` and solve it, hinted by a warm start.
 
@@ -217,11 +219,15 @@ def solve_cpsat_partition(
     instance
         The partition instance.
     options
-        Limits; the time limit covers the column enumeration (at most half of it) and the solve.
+        Limits; the time limit covers the column enumeration (at most a quarter of it), column
+        generation (up to three quarters) and the solve.
     warm_start
         A solution given as a complete hint (checked first; a rejected one is ignored and said so).
     budget
-        Column budget of :func:`enumerate_columns`.
+        Column budget of :func:`enumerate_columns`; beyond it, column generation
+        (:mod:`accelsched.formulations.partition_colgen`) completes the column set.
+    rounds
+        Largest number of column-generation rounds.
 
     Returns
     -------
@@ -232,7 +238,7 @@ def solve_cpsat_partition(
     infeasible = infeasible_result(instance, "cpsat", "cpsat")
     if infeasible is not None:
         return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
-    run = prepare(instance, options, warm_start, budget, start)
+    run = prepare(instance, options, warm_start, budget, start, rounds)
     cpsat = PartitionCpSat(run.table)
     hints = cpsat.hints(run.warm) if run.warm else None
     answer = solve_cpsat(cpsat.model, run.solver_options(options), hints, objective_scale=cpsat.scale)
@@ -247,7 +253,8 @@ def solve_cpsat_partition(
         runtime_s=time.perf_counter() - start,
         seed=options.seed,
         stats=answer.stats,
-        notes=[*run.notes, *(["the warm start is given as a complete hint"] if hints else [])],
+        notes=[*run.notes, *([f"{run.start_label} is given as a complete hint"] if hints else [])],
+        start_label=run.start_label,
     )
 
 

@@ -58,12 +58,15 @@ solver's).
 
 Running
 -------
-:func:`solve_milp` enumerates the columns in at most half of the time limit, builds
-the model and solves it with presolve off (see
-:func:`accelsched.formulations.partition_common.prepare`). A warm start becomes a
-complete MIP start (its subgraphs are added as columns if missing), and the result
-is never worse than it. The status is OPTIMAL only when the column set is complete
-and the solver proved optimality.
+:func:`solve_milp` enumerates the columns in at most a quarter of the time limit
+and, when the enumeration stops at its budget, completes the column set by column
+generation until three quarters of it (see
+:func:`accelsched.formulations.partition_colgen.prepare`: every column an optimal
+partition needs, or a proven bound when time runs out); then it builds the model
+and solves it with presolve off. A warm start (or column generation's better
+partition) becomes a complete MIP start (its subgraphs are added as columns if
+missing), and the result is never worse than it. The status is OPTIMAL only when the
+column set is complete and the solver proved optimality.
 """
 
 from __future__ import annotations
@@ -72,12 +75,12 @@ import dataclasses
 import time
 from functools import partial
 
+from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS, prepare
 from accelsched.formulations.partition_common import (
     Assignment,
     VariantTable,
     infeasible_result,
     partition_result,
-    prepare,
 )
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
@@ -184,6 +187,7 @@ def solve_milp(
     backend: str = "highs",
     method: str = "milp-highs",
     budget: int = DEFAULT_BUDGET,
+    rounds: int = DEFAULT_ROUNDS,
 ) -> Result[PartitionSolution]:
     """Enumerate the columns, build :class:`PartitionMilp` and solve it with one linear backend.
 
@@ -192,7 +196,8 @@ def solve_milp(
     instance
         The partition instance.
     options
-        Limits; the time limit covers the column enumeration (at most half of it) and the solve.
+        Limits; the time limit covers the column enumeration (at most a quarter of it), column
+        generation (up to three quarters) and the solve.
     warm_start
         A solution to start from (checked first; a rejected one is ignored and said so).
     backend
@@ -200,7 +205,10 @@ def solve_milp(
     method
         Name reported in the Result.
     budget
-        Column budget of :func:`enumerate_columns`.
+        Column budget of :func:`enumerate_columns`; beyond it, column generation
+        (:mod:`accelsched.formulations.partition_colgen`) completes the column set.
+    rounds
+        Largest number of column-generation rounds.
 
     Returns
     -------
@@ -211,7 +219,7 @@ def solve_milp(
     infeasible = infeasible_result(instance, method, backend)
     if infeasible is not None:
         return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
-    run = prepare(instance, options, warm_start, budget, start)
+    run = prepare(instance, options, warm_start, budget, start, rounds)
     milp = PartitionMilp(run.table)
     answer = solve(milp.model, backend, run.solver_options(options), milp.start(run.warm) if run.warm else None)
     return partition_result(
@@ -226,6 +234,7 @@ def solve_milp(
         seed=options.seed,
         stats=answer.stats,
         notes=run.notes,
+        start_label=run.start_label,
     )
 
 

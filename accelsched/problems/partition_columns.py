@@ -46,8 +46,9 @@ Sets are evaluated by the cost model in growth order (breadth first: the single
 layers, then the sets one growth step away, ...) and kept when they fit the largest
 capacities in some mode. The ``budget`` bounds the number of sets evaluated (so the
 number of columns, and the time); when it is reached with sets left, the search
-stops and the set is marked incomplete: the exact models then cannot prove
-optimality and say so. Breadth first, an incomplete set still holds every single
+stops and the set is marked incomplete; the exact models then generate the columns
+they need (:mod:`accelsched.formulations.partition_colgen`), and say so when they
+cannot prove optimality. Breadth first, an incomplete set still holds every single
 layer and the smallest fused subgraphs.
 """
 
@@ -119,13 +120,18 @@ class ColumnSet:
     columns
         The columns, sorted by their members.
     complete
-        Whether every column was listed (False when the budget or a deadline stopped the search).
+        Whether the columns hold an optimal partition: every column was listed (False when
+        the budget or a deadline stopped the search), or column generation proved that
+        the missing ones are in no partition better than its own.
     budget
         The largest number of sets the search was allowed to evaluate.
     visited
         Convex connected sets evaluated by the cost model (columns and sets that did not fit).
     stopped
         Why the search stopped early (empty when complete).
+    bound
+        A lower bound of the objective of every partition, when column generation proved
+        one (:mod:`accelsched.formulations.partition_colgen`), else None.
     """
 
     columns: tuple[Column, ...]
@@ -133,6 +139,7 @@ class ColumnSet:
     budget: int
     visited: int
     stopped: str = ""
+    bound: float | None = None
 
     def __len__(self) -> int:
         return len(self.columns)

@@ -1,0 +1,537 @@
+r"""Column generation for the partition models (Cocco): a proven bound, and every column an optimum needs.
+
+When the enumeration of :mod:`accelsched.problems.partition_columns` stops at its
+budget (RandWire, NasNet: the connected convex sets that fit are far too many to
+list), the exact models would choose among a subset of the columns and prove
+nothing. This module replaces the missing part of the list by two exact steps:
+column generation, which proves a lower bound over *every* column, and the listing
+of the few columns whose reduced cost is small enough to matter. The MILP and
+CP-SAT models then run on a column set that provably holds an optimal partition.
+
+Master
+------
+The linear relaxation of the MILP of :mod:`accelsched.formulations.partition_milp`
+without its order rows, over the columns found so far (the restricted master;
+:math:`x_j \ge 0` per variant, :math:`y_k, z_m \ge 0` per capacity candidate):
+
+.. math::
+
+    \min\ & \textstyle\sum_k A_k y_k + \sum_m W_m z_m + w \sum_j c_j x_j \\
+    & \textstyle\sum_{j \ni i} x_j = 1 \ (\pi_i), \quad \sum_k y_k = 1, \quad \sum_m z_m = 1, \\
+    & x_j - \textstyle\sum_{k \ge a_j} y_k \le 0, \quad x_j - \sum_{m \ge b_j} z_m \le 0.
+
+A bound from any duals
+----------------------
+Let :math:`\lambda` be duals of these rows (those of the :math:`\le` rows clipped to
+:math:`\le 0`) and :math:`d = \text{cost} - A^\top \lambda` the reduced costs they
+give. For every valid partition, whose columns may be missing from the master (a
+missing column has no capacity row, so :math:`d_j = w c_j - \sum_{i \in S_j} \pi_i`),
+
+.. math::
+
+    \text{objective} = \lambda^\top b + \lambda_{\le}^\top G x + d^\top (x, y, z)
+    \ \ge\ \lambda^\top b + \min(0, \min_k d_{y_k}) + \min(0, \min_m d_{z_m}) + n \min(0, \beta, \min_j d_j),
+
+because :math:`Gx \le 0`, one candidate per buffer is chosen, a partition has at
+most :math:`n` subgraphs, and :math:`\beta` bounds the reduced cost of every
+multi-layer column missing from the master (the pricing MILP's bound; every single
+layer is in the master). This *LB* (:meth:`MasterLp.bound`) is valid whatever the
+accuracy of the LP solve; when the exact pricing proves :math:`\beta \ge -\epsilon`
+the master is optimal and LB is the LP bound of the whole column set up to
+:math:`n\epsilon`.
+
+Closing the gap
+---------------
+Let :math:`U` be the objective of a valid partition. In a partition of objective at
+most :math:`U`, each subgraph's variant has :math:`d_j \le U - LB` (the other terms
+of the sum above are at least their share of LB). So the master's columns, the
+columns of :math:`U`'s partition and every column of reduced cost at most
+:math:`\theta = U - LB` hold an optimal partition: the exact models over them are
+exact. The pricing MILP lists the latter with cutoff :math:`\theta`: each set it
+returns is excluded and the MILP is solved again, until it proves that none is left
+(:attr:`ColumnSet.complete <accelsched.problems.partition_columns.ColumnSet>`). A
+smaller :math:`U` lists fewer columns, so the integer program over the master's
+columns (the master with integer variables, cycles among the chosen subgraphs cut
+lazily: :math:`\sum_{j \in \text{cycle}} x_j \le |\text{cycle}| - 1`) is solved
+first.
+
+Running order (:class:`ColumnGeneration`)
+-----------------------------------------
+1. The master LP, by HiGHS' interior point method without crossover: the duals lie
+   inside the optimal face, which these degenerate set-partitioning LPs need to
+   converge in few rounds.
+2. Pricing by the neighbour search (:class:`~.partition_pricing.NeighbourSearch`)
+   from the master's support and newest columns; when it finds nothing, by the
+   pricing MILP on windows of the graph (two consecutive pieces between its
+   articulation layers); when that finds nothing, by the full pricing MILP, the only
+   step that proves :math:`\beta`.
+3. At convergence, the restricted integer program for :math:`U`, then the listing
+   of the columns below :math:`\theta`.
+
+A deadline or the round limit stops the work with the best LB proven so far (or
+none), and the column set is marked incomplete: the models then report FEASIBLE
+with that bound.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import highspy
+import networkx as nx
+import numpy as np
+
+from accelsched.formulations.partition_common import (
+    Assignment,
+    Prepared,
+    VariantTable,
+    checked_warm_start,
+    execution_order,
+)
+from accelsched.formulations.partition_pricing import NeighbourSearch, PricingModel, TrafficTerms
+from accelsched.problems.partition import PartitionInstance, PartitionSolution
+from accelsched.problems.partition_columns import enumerate_columns, mask_of
+from accelsched.solvers import SolveOptions
+from accelsched.solvers.highs import ensure_highs_threads
+
+__all__ = ["DEFAULT_ROUNDS", "ColumnGeneration", "MasterLp", "RestrictedMaster", "prepare"]
+
+DEFAULT_ROUNDS = 100_000
+"""Default largest number of pricing rounds."""
+
+_INF = highspy.kHighsInf
+_EPS = 1e-7
+"""Relative tolerance of the pricing: a column is new when its reduced cost is below -eps x |objective|."""
+
+
+@dataclass(frozen=True)
+class MasterLp:
+    """A solve of the restricted master LP.
+
+    Attributes
+    ----------
+    value
+        The LP's objective.
+    duals
+        The duals of the cover rows.
+    support
+        Variants with a positive value.
+    base
+        :math:`\\lambda^\\top b` plus the capacity terms of the bound.
+    least
+        The least reduced cost of a master variant (0 when none is negative).
+    n
+        Layers.
+    """
+
+    value: float
+    duals: tuple[float, ...]
+    support: tuple[int, ...]
+    base: float
+    least: float
+    n: int
+
+    def bound(self, beta: float) -> float:
+        """LB of the module docstring, given a bound ``beta`` of the reduced cost of the missing columns."""
+        return self.base + self.n * min(0.0, beta, self.least)
+
+
+class RestrictedMaster:
+    """The master over the columns of a :class:`VariantTable`: its LP and its integer program.
+
+    Parameters
+    ----------
+    table
+        Columns and variants (grown by column generation).
+    threads
+        HiGHS threads.
+    """
+
+    def __init__(self, table: VariantTable, threads: int = 1) -> None:
+        self.table = table
+        self.threads = threads
+        self.cycles: list[tuple[int, ...]] = []
+        """Columns (indices) of the cycles cut from the integer program."""
+
+    def _matrix(self) -> tuple[highspy.HighsLp, int, int]:
+        """The master as a HiGHS LP; the number of equality rows and of variant columns."""
+        table = self.table
+        n = table.instance.n_layers
+        shared = table.instance.shared
+        n_var, n_act = len(table.variants), len(table.act_bytes)
+        n_weight = 0 if shared else len(table.weight_bytes)
+        columns: list[list[tuple[int, float]]] = [[] for _ in range(n_var + n_act + n_weight)]
+        for i, variants in enumerate(table.covering):
+            for j in variants:
+                columns[j].append((i, 1.0))
+        rows_lower = [1.0] * n
+        rows_upper = [1.0] * n
+        for k in range(n_act):
+            columns[n_var + k].append((len(rows_lower), 1.0))
+        rows_lower.append(1.0)
+        rows_upper.append(1.0)
+        for m in range(n_weight):
+            columns[n_var + n_act + m].append((len(rows_lower), 1.0))
+        if n_weight:
+            rows_lower.append(1.0)
+            rows_upper.append(1.0)
+        equalities = len(rows_lower)
+        for j, variant in enumerate(table.variants):
+            needs = ((variant.act_index, n_var, n_act), (variant.weight_index, n_var + n_act, n_weight))
+            for index, offset, count in needs:
+                if index > 0 and count:
+                    row = len(rows_lower)
+                    columns[j].append((row, 1.0))
+                    for k in range(index, count):
+                        columns[offset + k].append((row, -1.0))
+                    rows_lower.append(-_INF)
+                    rows_upper.append(0.0)
+        for cycle in self.cycles:
+            row = len(rows_lower)
+            for k in cycle:
+                for j in self._variants_of(k):
+                    columns[j].append((row, 1.0))
+            rows_lower.append(-_INF)
+            rows_upper.append(len(cycle) - 1.0)
+        lp = highspy.HighsLp()
+        lp.num_col_ = len(columns)
+        lp.num_row_ = len(rows_lower)
+        cost = [table.variant_coefficient(j) for j in range(n_var)]
+        cost += [table.act_coefficient(k) for k in range(n_act)]
+        cost += [table.weight_coefficient(m) for m in range(n_weight)]
+        lp.col_cost_ = np.array(cost)
+        lp.col_lower_ = np.zeros(len(columns))
+        lp.col_upper_ = np.full(len(columns), _INF)
+        lp.row_lower_ = np.array(rows_lower)
+        lp.row_upper_ = np.array(rows_upper)
+        starts = np.cumsum([0] + [len(c) for c in columns])
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = starts.astype(np.int32)
+        lp.a_matrix_.index_ = np.array([r for c in columns for r, _ in c], dtype=np.int32)
+        lp.a_matrix_.value_ = np.array([v for c in columns for _, v in c], dtype=np.float64)
+        return lp, equalities, n_var
+
+    def _variants_of(self, column: int) -> list[int]:
+        return [j for j, variant in enumerate(self.table.variants) if variant.column == column]
+
+    def _highs(self, time_limit: float | None) -> highspy.Highs:
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", self.threads)
+        if time_limit is not None:
+            h.setOptionValue("time_limit", max(time_limit, 1e-3))
+        ensure_highs_threads(self.threads)
+        return h
+
+    def solve_lp(self) -> MasterLp:
+        """Solve the LP (interior point, no crossover) and derive the bound's terms from its duals."""
+        lp, equalities, n_var = self._matrix()
+        h = self._highs(None)
+        h.setOptionValue("solver", "ipm")
+        h.setOptionValue("run_crossover", "off")
+        h.passModel(lp)
+        h.run()
+        solution = h.getSolution()
+        dual = np.array(solution.row_dual)
+        dual[equalities:] = np.minimum(dual[equalities:], 0.0)
+        matrix = lp.a_matrix_
+        starts, index, value = np.asarray(matrix.start_), np.asarray(matrix.index_), np.asarray(matrix.value_)
+        reduced = np.asarray(lp.col_cost_, dtype=np.float64).copy()
+        for col in range(lp.num_col_):
+            span = slice(starts[col], starts[col + 1])
+            reduced[col] -= float(np.dot(dual[index[span]], value[span]))
+        n = self.table.instance.n_layers
+        base = float(np.sum(dual[:equalities]))
+        capacity = reduced[n_var:]
+        n_act = len(self.table.act_bytes)
+        base += min(0.0, float(capacity[:n_act].min()))
+        if len(capacity) > n_act:
+            base += min(0.0, float(capacity[n_act:].min()))
+        x = np.asarray(solution.col_value)[:n_var]
+        return MasterLp(
+            value=float(h.getInfo().objective_function_value),
+            duals=tuple(float(v) for v in dual[:n]),
+            support=tuple(int(j) for j in np.flatnonzero(x > 1e-6)),
+            base=base,
+            least=min(0.0, float(reduced[:n_var].min())),
+            n=n,
+        )
+
+    def solve_integer(self, start: Assignment | None, deadline: float | None) -> Assignment | None:
+        """The best valid partition of the master's columns found before the deadline (cycles cut lazily)."""
+        best = start
+        while deadline is None or time.perf_counter() < deadline:
+            lp, _, n_var = self._matrix()
+            lp.integrality_ = [highspy.HighsVarType.kInteger] * lp.num_col_
+            h = self._highs(None if deadline is None else deadline - time.perf_counter())
+            h.setOptionValue("presolve", "off")
+            h.passModel(lp)
+            if best is not None:
+                values = np.zeros(lp.num_col_)
+                values[list(best.variants)] = 1.0
+                values[n_var + best.act_index] = 1.0
+                if not self.table.instance.shared:
+                    values[n_var + len(self.table.act_bytes) + best.weight_index] = 1.0
+                h.setSolution(lp.num_col_, np.arange(lp.num_col_, dtype=np.int32), values)
+            h.run()
+            if h.getInfo().primal_solution_status != highspy.kSolutionStatusFeasible:
+                return best
+            x = np.asarray(h.getSolution().col_value)
+            chosen = [int(j) for j in np.flatnonzero(x[:n_var] > 0.5)]
+            cycle = self._cycle(chosen)
+            if cycle is None:
+                act = int(np.argmax(x[n_var : n_var + len(self.table.act_bytes)]))
+                weight = 0 if self.table.instance.shared else int(np.argmax(x[n_var + len(self.table.act_bytes) :]))
+                found = self.table.settle(chosen, [0.0] * len(chosen), act, weight)
+                if best is None or self.table.objective(found) < self.table.objective(best):
+                    best = found
+                if h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+                    return best
+                continue
+            self.cycles.append(cycle)
+        return best
+
+    def _cycle(self, chosen: Sequence[int]) -> tuple[int, ...] | None:
+        """Columns of a cycle among the chosen variants' subgraphs, or None when they can be ordered."""
+        blocks = [self.table.members(j) for j in chosen]
+        try:
+            execution_order(self.table.instance, blocks, [0.0] * len(blocks))
+        except ValueError:
+            where = {i: k for k, block in enumerate(blocks) for i in block}
+            graph: nx.DiGraph[int] = nx.DiGraph()
+            for v, preds in enumerate(self.table.instance.cost_model.preds):
+                for p in preds:
+                    if where[p] != where[v]:
+                        graph.add_edge(where[p], where[v])
+            return tuple(sorted(self.table.variants[chosen[a]].column for a, _ in nx.find_cycle(graph)))
+        return None
+
+
+@dataclass
+class Outcome:
+    """What column generation proved and found.
+
+    Attributes
+    ----------
+    complete
+        Whether the table's columns hold an optimal partition.
+    bound
+        The best lower bound proven (None when no exact pricing finished).
+    incumbent
+        The best valid partition found (the warm start or better), as an assignment.
+    rounds
+        Pricing rounds.
+    listed
+        Columns added by the listing of the columns below the gap.
+    stopped
+        Why the work stopped before completing (empty when complete).
+    """
+
+    complete: bool
+    bound: float | None
+    incumbent: Assignment | None
+    rounds: int
+    listed: int = 0
+    stopped: str = ""
+
+
+class ColumnGeneration:
+    """Column generation, then the listing of the columns below the gap (see the module docstring).
+
+    Parameters
+    ----------
+    table
+        The columns found so far (an incomplete enumeration, the warm start's); grown in place.
+    incumbent
+        A valid partition of the table's columns, or None.
+    threads
+        HiGHS threads.
+    rounds
+        Largest number of pricing rounds.
+    """
+
+    def __init__(
+        self, table: VariantTable, incumbent: Assignment | None, threads: int = 1, rounds: int = DEFAULT_ROUNDS
+    ) -> None:
+        self.table = table
+        self.instance = table.instance
+        self.incumbent = incumbent
+        self.rounds = rounds
+        self.master = RestrictedMaster(table, threads)
+        self.terms = TrafficTerms.of(self.instance)
+        self.pricing = PricingModel(self.instance, self.terms, table.metric_weight, threads)
+        self.search = NeighbourSearch(self.instance, table.metric_weight)
+        self.windows = _windows(self.instance)
+        self.bound: float | None = None
+        self.done = 0
+        self.listed = 0
+        self.theta: float | None = None
+        """The gap below which every column is listed (set when the master is optimal)."""
+        self.duals: tuple[float, ...] = ()
+        """The duals of the optimal master, with which the columns below the gap are listed."""
+
+    def _tolerance(self, lp: MasterLp) -> float:
+        return _EPS * max(1.0, abs(lp.value))
+
+    def _add(self, sets: Sequence[Sequence[int]]) -> int:
+        """Add the sets that are new columns (connected, fitting) to the table and cut the others
+        from the pricing MILP (a master column met again, with the interior point's inexact
+        duals, is cut too: the bound covers it through the master's reduced costs)."""
+        added = 0
+        for members in sets:
+            if len(members) < 2 or self.pricing.connect(members):
+                continue
+            if self.table.has(members) or not self._fits(members):
+                self.pricing.exclude(members)
+                continue
+            added += bool(self.table.add(members))
+        return added
+
+    def _fits(self, members: Sequence[int]) -> bool:
+        return self.instance.fits_largest(self.instance.cost_model.subgraph(members))
+
+    def _expired(self, deadline: float | None) -> bool:
+        return deadline is not None and time.perf_counter() > deadline
+
+    def _left(self, deadline: float | None) -> float | None:
+        return None if deadline is None else deadline - time.perf_counter()
+
+    def run(self, deadline: float | None) -> Outcome:
+        """Generate columns until the master is optimal, then list the columns below the gap."""
+        lp = self.master.solve_lp()
+        while True:
+            if self._expired(deadline):
+                return self._stop("time limit reached during column generation")
+            if self.done >= self.rounds:
+                return self._stop(f"column generation stopped after {self.rounds} rounds")
+            self.done += 1
+            cutoff = -self._tolerance(lp)
+            known = {mask_of(column.members) for column in self.table.columns}
+            starts = [self.table.members(j) for j in lp.support] + [c.members for c in self.table.columns[-30:]]
+            added = self._add(self.search.search(starts, lp.duals, cutoff, known, deadline=deadline))
+            for window in self.windows if not added else []:
+                left = self._left(deadline)
+                answer = self.pricing.solve(lp.duals, cutoff, window=window, time_limit=left, max_sets=5)
+                added += self._add(answer.sets)
+            if not added:
+                beta, added = self._price_exactly(lp, cutoff, deadline)
+                if beta is not None:
+                    self.bound = max(self.bound if self.bound is not None else -math.inf, lp.bound(beta))
+                if not added:
+                    if beta is None or beta < cutoff:
+                        return self._stop("time limit reached during column generation")
+                    return self._close(lp, beta, deadline)
+            lp = self.master.solve_lp()
+
+    def _price_exactly(self, lp: MasterLp, cutoff: float, deadline: float | None) -> tuple[float | None, int]:
+        """The full pricing MILP until it adds a column or finds no set; (proven beta or None, columns added)."""
+        while not self._expired(deadline):
+            answer = self.pricing.solve(lp.duals, cutoff, time_limit=self._left(deadline), max_sets=5)
+            added = self._add(answer.sets)
+            if added:
+                return None, added
+            if not answer.sets:
+                return (answer.bound if math.isfinite(answer.bound) else None), 0
+        return None, 0
+
+    def _close(self, lp: MasterLp, beta: float, deadline: float | None) -> Outcome:
+        """The master is optimal: the incumbent from the integer program, then every column below the gap."""
+        self.incumbent = self.master.solve_integer(self.incumbent, deadline)
+        if self.incumbent is None:
+            return self._stop("time limit reached before a partition was found")
+        theta = self.table.objective(self.incumbent) - lp.bound(beta) + self._tolerance(lp)
+        self.theta, self.duals = theta, lp.duals
+        for column in self.table.columns:
+            if len(column.members) > 1 and self.reduced_cost(column.members, lp.duals) <= theta:
+                self.pricing.exclude(column.members)
+        while not self._expired(deadline):
+            answer = self.pricing.solve(lp.duals, theta, time_limit=self._left(deadline), max_sets=10)
+            for members in answer.sets:
+                if self.pricing.connect(members):
+                    continue
+                self.pricing.exclude(members)
+                if not self.table.has(members) and self._fits(members):
+                    self.listed += bool(self.table.add(members))
+            if answer.complete and not answer.sets:
+                return Outcome(True, self.bound, self.incumbent, self.done, self.listed)
+        return self._stop("time limit reached while listing the columns below the gap")
+
+    def reduced_cost(self, members: Sequence[int], duals: Sequence[float]) -> float:
+        """The reduced cost of a multi-layer set in its resident mode."""
+        weight = self.table.metric_weight
+        return weight * self.terms.metric(self.instance, members) - math.fsum(duals[i] for i in members)
+
+    def _stop(self, reason: str) -> Outcome:
+        return Outcome(False, self.bound, self.incumbent, self.done, self.listed, reason)
+
+
+def _windows(instance: PartitionInstance) -> list[set[int]]:
+    """Pieces of the graph for the restricted pricing: two consecutive runs of its biconnected
+    components, each run of at least a tenth of the layers (none for small graphs)."""
+    n = instance.n_layers
+    if n < 40:
+        return []
+    graph: nx.Graph[int] = nx.Graph()
+    graph.add_nodes_from(range(n))
+    graph.add_edges_from((p, v) for v, preds in enumerate(instance.cost_model.preds) for p in preds)
+    found: list[set[int]] = [set(b) for b in nx.biconnected_components(graph)]  # type: ignore[arg-type]
+    blocks = sorted(found, key=lambda b: (min(b), max(b)))
+    pieces: list[set[int]] = []
+    current: set[int] = set()
+    for block in blocks:
+        current |= block
+        if len(current) >= n // 10:
+            pieces.append(current)
+            current = set()
+    if current and pieces:
+        pieces[-1] |= current
+    return [pieces[k] | pieces[k + 1] for k in range(len(pieces) - 1)]
+
+
+def prepare(
+    instance: PartitionInstance,
+    options: SolveOptions,
+    warm_start: PartitionSolution | None,
+    budget: int,
+    start: float,
+    rounds: int = DEFAULT_ROUNDS,
+) -> Prepared:
+    """Check the warm start, list the columns, build the table; generate columns when the list stops early.
+
+    The enumeration gets at most a quarter of the time limit; when it is incomplete,
+    column generation (:class:`ColumnGeneration`) runs until three quarters of it,
+    and its best partition becomes the solvers' start when it beats the warm start.
+    Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
+    set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
+    takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
+    """
+    warm, note = checked_warm_start(instance, warm_start)
+    limit = options.time_limit_s
+    columns = enumerate_columns(instance, budget, None if limit is None else start + limit / 4)
+    table = VariantTable(instance, columns, warm.indices(instance) if warm else ())
+    assignment = table.assignment(warm) if warm else None
+    notes = [note] if note else []
+    if assignment is not None:
+        notes = [f"{note} (objective {table.objective(assignment):.12g})"]
+    deadline = None if limit is None else start + limit
+    if columns.complete:
+        return Prepared(table, assignment, tuple(notes), deadline)
+    generation = ColumnGeneration(table, assignment, options.threads, rounds)
+    outcome = generation.run(None if limit is None else start + 3 * limit / 4)
+    reason = columns.stopped if outcome.complete else f"{columns.stopped}; {outcome.stopped}"
+    table.column_set = dataclasses.replace(
+        columns, complete=outcome.complete, stopped=reason, bound=outcome.bound, columns=tuple(table.columns)
+    )
+    table.complete = outcome.complete
+    notes.append(
+        f"{columns.stopped}; column generation: {outcome.rounds} rounds, {len(table.columns)} columns, "
+        + (f"every column below the gap listed ({outcome.listed} added)" if outcome.complete else outcome.stopped)
+    )
+    better = outcome.incumbent is not None and (
+        assignment is None or table.objective(outcome.incumbent) < table.objective(assignment)
+    )
+    return Prepared(table, outcome.incumbent if better else assignment, tuple(notes), deadline, better)
