@@ -168,6 +168,25 @@ class VariantTable:
         w = bisect.bisect_left(self.weight_bytes, mode.weight_bytes)
         return (a, w) if a < len(self.act_bytes) and w < len(self.weight_bytes) else None
 
+    def levels(self, weights: bool = False) -> dict[int, list[tuple[int, list[int]]]]:
+        """The levels each layer's variants need, for the capacity rows of the models.
+
+        For every layer ``i``: ``(k, the variants covering i that need level exactly k)``
+        for every level ``k > 0`` some of them need, by increasing ``k`` (layers whose
+        variants all fit the smallest candidate are left out). Levels index the
+        activation (or shared) candidates, or the weight candidates when ``weights``.
+        """
+        out: dict[int, list[tuple[int, list[int]]]] = {}
+        for i, variants in enumerate(self.covering):
+            by_level: dict[int, list[int]] = {}
+            for j in variants:
+                level = self.variants[j].weight_index if weights else self.variants[j].act_index
+                if level:
+                    by_level.setdefault(level, []).append(j)
+            if by_level:
+                out[i] = sorted(by_level.items())
+        return out
+
     # ------------------------------------------------------------ coefficients
     def variant_coefficient(self, j: int) -> float:
         """Objective coefficient of variant ``j``: ``alpha * metric`` or ``metric``."""
@@ -180,6 +199,16 @@ class VariantTable:
     def weight_coefficient(self, k: int) -> float:
         """Objective coefficient of weight candidate ``k`` (0 with a shared buffer)."""
         return self.capacity_weight * self.weight_bytes[k]
+
+    def needs(self, assignment: Assignment, weights: bool = False) -> dict[tuple[int, int], int]:
+        """The values of the models' level variables at an assignment: 1 when layer ``i``'s
+        subgraph needs level ``k`` or more (keys as in :meth:`levels`)."""
+        level = {}
+        for j in assignment.variants:
+            variant = self.variants[j]
+            for i in self.members(j):
+                level[i] = variant.weight_index if weights else variant.act_index
+        return {(i, k): int(level[i] >= k) for i, steps in self.levels(weights).items() for k, _ in steps}
 
     def objective(self, assignment: Assignment) -> float:
         """The models' objective at an assignment, from the coefficients above."""

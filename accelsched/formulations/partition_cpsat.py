@@ -14,8 +14,9 @@ Constraints
 -----------
 * cover: exactly one :math:`x_j` over the variants holding layer :math:`i`;
 * one capacity per buffer: exactly one :math:`y_k`, exactly one :math:`z_m`;
-* the capacities hold the mode: :math:`x_j \Rightarrow \bigvee_{k \ge a_j} y_k`
-  and :math:`x_j \Rightarrow \bigvee_{m \ge b_j} z_m`;
+* the capacities hold the modes: the MILP's level Booleans per layer and level,
+  :math:`w_{ik} = \sum_{j \ni i,\, a_j \ge k} x_j \le \sum_{k' \ge k} y_{k'}` (and
+  for :math:`z`), linear constraints that CP-SAT's linear relaxation uses too;
 * order: :math:`s_{uv} \Rightarrow p_v = p_u` and :math:`\neg s_{uv} \Rightarrow
   p_v \ge p_u + 1` (an edge no column holds: always :math:`p_v \ge p_u + 1`).
   Columns are connected, so positions are constant on a chosen subgraph, and the
@@ -106,6 +107,8 @@ class PartitionCpSat:
         self.z = [] if instance.shared else [m.new_bool_var(f"z{k}") for k in range(len(table.weight_bytes))]
         self.position = [m.new_int_var(0, self.n - 1, f"p{i}") for i in range(self.n)]
         self.same = {edge: m.new_bool_var(f"s{edge[0]}_{edge[1]}") for edge in table.edges if table.together[edge]}
+        self.need_act: dict[tuple[int, int], cp_model.IntVar] = {}
+        self.need_weight: dict[tuple[int, int], cp_model.IntVar] = {}
         self.scale = 1.0
         self.rounding_error = 0.0
         self.cover()
@@ -126,12 +129,24 @@ class PartitionCpSat:
             self.model.add_exactly_one(self.z)
 
     def capacity_holds(self) -> None:
-        """A chosen variant implies a capacity that holds its mode."""
-        for j, variant in enumerate(self.table.variants):
-            if variant.act_index > 0:
-                self.model.add_bool_or([~self.x[j], *self.y[variant.act_index :]])
-            if self.z and variant.weight_index > 0:
-                self.model.add_bool_or([~self.x[j], *self.z[variant.weight_index :]])
+        """A layer's subgraph is chosen only under capacities that hold its mode: the MILP's level chains."""
+        self.need_act = self._levels(self.table.levels(), self.y)
+        if self.z:
+            self.need_weight = self._levels(self.table.levels(weights=True), self.z)
+
+    def _levels(
+        self, levels: dict[int, list[tuple[int, list[int]]]], candidates: list[cp_model.IntVar]
+    ) -> dict[tuple[int, int], cp_model.IntVar]:
+        """``w_ik = sum of x_j with a_j = k + w_ik+`` and ``w_ik <= sum of the candidates from k on``."""
+        need: dict[tuple[int, int], cp_model.IntVar] = {}
+        for i, steps in levels.items():
+            above: cp_model.IntVar | None = None
+            for level, variants in reversed(steps):
+                w = self.model.new_bool_var(f"w{i}_{level}")
+                self.model.add(w == sum(self.x[j] for j in variants) + (0 if above is None else above))
+                self.model.add(w <= sum(candidates[level:]))
+                need[i, level] = above = w
+        return need
 
     def order(self) -> None:
         """Equal positions inside a chosen subgraph, strictly increasing positions along edges between subgraphs."""
@@ -186,6 +201,9 @@ class PartitionCpSat:
             hints[same] = int(where[u] == where[v])
         hints.update({y: int(k == assignment.act_index) for k, y in enumerate(self.y)})
         hints.update({z: int(k == assignment.weight_index) for k, z in enumerate(self.z)})
+        hints.update({self.need_act[key]: v for key, v in self.table.needs(assignment).items()})
+        if self.z:
+            hints.update({self.need_weight[key]: v for key, v in self.table.needs(assignment, weights=True).items()})
         return hints
 
 

