@@ -57,6 +57,11 @@ first.
 
 Running order (:class:`ColumnGeneration`)
 -----------------------------------------
+0. The master starts from the :data:`MASTER_COLUMNS` smallest enumerated columns
+   (and the warm start's): the pricing finds the others when they matter, and each
+   round's LP is that much faster (RandWire-A, partition only: 3 s a round from
+   20,000 columns against 90 s from the 200,000 of the default budget, and a lower
+   LP value after 5 minutes).
 1. The master LP, by HiGHS' interior point method without crossover: the duals lie
    inside the optimal face, which these degenerate set-partitioning LPs need to
    converge in few rounds.
@@ -94,14 +99,17 @@ from accelsched.formulations.partition_common import (
 )
 from accelsched.formulations.partition_pricing import NeighbourSearch, PricingModel, TrafficTerms
 from accelsched.problems.partition import PartitionInstance, PartitionSolution
-from accelsched.problems.partition_columns import enumerate_columns, mask_of
+from accelsched.problems.partition_columns import Column, enumerate_columns, mask_of
 from accelsched.solvers import SolveOptions
 from accelsched.solvers.highs import ensure_highs_threads
 
-__all__ = ["DEFAULT_ROUNDS", "ColumnGeneration", "MasterLp", "RestrictedMaster", "prepare"]
+__all__ = ["DEFAULT_ROUNDS", "MASTER_COLUMNS", "ColumnGeneration", "MasterLp", "RestrictedMaster", "prepare"]
 
 DEFAULT_ROUNDS = 100_000
 """Default largest number of pricing rounds."""
+
+MASTER_COLUMNS = 20_000
+"""Largest number of enumerated columns the master starts from (the smallest ones)."""
 
 _INF = highspy.kHighsInf
 _EPS = 1e-7
@@ -492,6 +500,10 @@ def _windows(instance: PartitionInstance) -> list[set[int]]:
     return [pieces[k] | pieces[k + 1] for k in range(len(pieces) - 1)]
 
 
+def _members(column: Column) -> tuple[int, ...]:
+    return column.members
+
+
 def prepare(
     instance: PartitionInstance,
     options: SolveOptions,
@@ -512,14 +524,20 @@ def prepare(
     warm, note = checked_warm_start(instance, warm_start)
     limit = options.time_limit_s
     columns = enumerate_columns(instance, budget, None if limit is None else start + limit / 4)
-    table = VariantTable(instance, columns, warm.indices(instance) if warm else ())
-    assignment = table.assignment(warm) if warm else None
     notes = [note] if note else []
+    master = columns
+    if not columns.complete and len(columns.columns) > MASTER_COLUMNS:
+        smallest = sorted(columns.columns, key=lambda column: (len(column.members), column.members))
+        master = dataclasses.replace(columns, columns=tuple(sorted(smallest[:MASTER_COLUMNS], key=_members)))
+    table = VariantTable(instance, master, warm.indices(instance) if warm else ())
+    assignment = table.assignment(warm) if warm else None
     if assignment is not None:
         notes = [f"{note} (objective {table.objective(assignment):.12g})"]
     deadline = None if limit is None else start + limit
     if columns.complete:
         return Prepared(table, assignment, tuple(notes), deadline)
+    if master is not columns:
+        notes.append(f"column generation starts from the {MASTER_COLUMNS} smallest of {len(columns)} columns")
     generation = ColumnGeneration(table, assignment, options.threads, rounds)
     outcome = generation.run(None if limit is None else start + 3 * limit / 4)
     reason = columns.stopped if outcome.complete else f"{columns.stopped}; {outcome.stopped}"

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from accelsched.formulations import partition_colgen
 from accelsched.formulations.partition_colgen import ColumnGeneration, RestrictedMaster, prepare
 from accelsched.formulations.partition_common import VariantTable
 from accelsched.formulations.partition_cpsat import solve_cpsat_partition
@@ -119,6 +120,21 @@ def test_column_generation_reaches_the_enumeration_optimum(seed: int) -> None:
         assert same(result.objective, reference.objective), (method, result.objective, reference.objective)
         assert "column budget reached" in result.stats.native_status
         assert "every column below the gap listed" in result.stats.native_status
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_master_starts_from_the_smallest_columns_and_stays_exact(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond ``MASTER_COLUMNS`` enumerated columns, the others are left to the pricing: still exact."""
+    monkeypatch.setattr(partition_colgen, "MASTER_COLUMNS", 4)
+    instance = small_instance(8 + seed % 3, seed, **CONFIGS[(seed + 2) % len(CONFIGS)])
+    reference = run("enumerate", instance)
+    assert reference.objective is not None and len(enumerate_columns(instance)) > 12
+    spec = MethodSpec("milp-highs", PROBLEM.name, "exact", partial(solve_milp, budget=12))
+    result = run_method(PROBLEM, instance, spec, SolveOptions(), None)
+    assert result.status is Status.OPTIMAL and same(result.objective, reference.objective)
+    assert "column generation starts from the 4 smallest of" in result.stats.native_status
 
 
 @pytest.mark.parametrize("seed", range(8))
