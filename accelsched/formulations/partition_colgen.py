@@ -30,15 +30,19 @@ missing column has no capacity row, so :math:`d_j = w c_j - \sum_{i \in S_j} \pi
 .. math::
 
     \text{objective} = \lambda^\top b + \lambda_{\le}^\top G x + d^\top (x, y, z)
-    \ \ge\ \lambda^\top b + \min(0, \min_k d_{y_k}) + \min(0, \min_m d_{z_m}) + n \min(0, \beta, \min_j d_j),
+    \ \ge\ \lambda^\top b + \min(0, \min_k d_{y_k}) + \min(0, \min_m d_{z_m})
+          + \min_{K_m + s K_x \le n} \big(K_m \min(0, \textstyle\min_j d_j) + K_x \min(0, \beta)\big),
 
-because :math:`Gx \le 0`, one candidate per buffer is chosen, a partition has at
-most :math:`n` subgraphs, and :math:`\beta` bounds the reduced cost of every
-multi-layer column missing from the master (the pricing MILP's bound; every single
-layer is in the master). This *LB* (:meth:`MasterLp.bound`) is valid whatever the
-accuracy of the LP solve; when the exact pricing proves :math:`\beta \ge -\epsilon`
-the master is optimal and LB is the LP bound of the whole column set up to
-:math:`n\epsilon`.
+because :math:`Gx \le 0`, one candidate per buffer is chosen, and a partition has
+:math:`K_m` subgraphs from the master and :math:`K_x` missing from it, each of the
+latter with at least :math:`s` layers (every column with fewer is in the master:
+the single layers, and the enumeration lists sets by increasing size); :math:`\beta`
+bounds the reduced cost of every column missing from the master (the pricing MILP's
+bound, also when the MILP stops at its first improving sets). The minimum is at
+:math:`K_x = 0` or :math:`K_x = \lfloor n/s \rfloor`. This *LB*
+(:meth:`MasterLp.bound`) is valid whatever the accuracy of the LP solve; when the
+exact pricing proves :math:`\beta \ge -\epsilon` the master is optimal and LB is the
+LP bound of the whole column set up to :math:`n\epsilon / s`.
 
 Closing the gap
 ---------------
@@ -134,6 +138,8 @@ class MasterLp:
         The least reduced cost of a master variant (0 when none is negative).
     n
         Layers.
+    min_size
+        Fewest layers of a column missing from the master (every smaller one is in it).
     """
 
     value: float
@@ -142,10 +148,14 @@ class MasterLp:
     base: float
     least: float
     n: int
+    min_size: int = 2
 
     def bound(self, beta: float) -> float:
         """LB of the module docstring, given a bound ``beta`` of the reduced cost of the missing columns."""
-        return self.base + self.n * min(0.0, beta, self.least)
+        most = self.n // self.min_size  # missing columns in one partition
+        return self.base + min(
+            self.n * self.least, (self.n - self.min_size * most) * self.least + most * min(0.0, beta)
+        )
 
 
 class RestrictedMaster:
@@ -162,6 +172,8 @@ class RestrictedMaster:
     def __init__(self, table: VariantTable, threads: int = 1) -> None:
         self.table = table
         self.threads = threads
+        self.min_size = max(2, table.column_set.listed_below)
+        """Fewest layers of a column missing from the master (every smaller one is listed)."""
         self.cycles: list[tuple[int, ...]] = []
         """Columns (indices) of the cycles cut from the integer program."""
 
@@ -267,6 +279,7 @@ class RestrictedMaster:
             base=base,
             least=min(0.0, float(reduced[:n_var].min())),
             n=n,
+            min_size=self.min_size,
         )
 
     def solve_integer(self, start: Assignment | None, deadline: float | None) -> Assignment | None:
@@ -371,7 +384,7 @@ class ColumnGeneration:
         self.rounds = rounds
         self.master = RestrictedMaster(table, threads)
         self.terms = TrafficTerms.of(self.instance)
-        self.pricing = PricingModel(self.instance, self.terms, table.metric_weight, threads)
+        self.pricing = PricingModel(self.instance, self.terms, table.metric_weight, threads, self.master.min_size)
         self.search = NeighbourSearch(self.instance, table.metric_weight)
         self.windows = _windows(self.instance)
         self.bound: float | None = None
@@ -436,12 +449,15 @@ class ColumnGeneration:
             lp = self.master.solve_lp()
 
     def _price_exactly(self, lp: MasterLp, cutoff: float, deadline: float | None) -> tuple[float | None, int]:
-        """The full pricing MILP until it adds a column or finds no set; (proven beta or None, columns added)."""
+        """The full pricing MILP until it adds a column or finds no set; (proven beta or None, columns added).
+
+        A solve stopped at its first improving sets still proves its dual bound: beta is
+        returned with the columns it added, and the bound of :meth:`run` uses it."""
         while not self._expired(deadline):
             answer = self.pricing.solve(lp.duals, cutoff, time_limit=self._left(deadline), max_sets=5)
             added = self._add(answer.sets)
             if added:
-                return None, added
+                return (answer.bound if math.isfinite(answer.bound) else None), added
             if not answer.sets:
                 return (answer.bound if math.isfinite(answer.bound) else None), 0
         return None, 0
@@ -528,7 +544,9 @@ def prepare(
     master = columns
     if not columns.complete and len(columns.columns) > MASTER_COLUMNS:
         smallest = sorted(columns.columns, key=lambda column: (len(column.members), column.members))
-        master = dataclasses.replace(columns, columns=tuple(sorted(smallest[:MASTER_COLUMNS], key=_members)))
+        kept = tuple(sorted(smallest[:MASTER_COLUMNS], key=_members))
+        below = min(columns.listed_below, len(smallest[MASTER_COLUMNS].members))
+        master = dataclasses.replace(columns, columns=kept, listed_below=below)
     table = VariantTable(instance, master, warm.indices(instance) if warm else ())
     assignment = table.assignment(warm) if warm else None
     if assignment is not None:
@@ -542,7 +560,7 @@ def prepare(
     outcome = generation.run(None if limit is None else start + 3 * limit / 4)
     reason = columns.stopped if outcome.complete else f"{columns.stopped}; {outcome.stopped}"
     table.column_set = dataclasses.replace(
-        columns, complete=outcome.complete, stopped=reason, bound=outcome.bound, columns=tuple(table.columns)
+        master, complete=outcome.complete, stopped=reason, bound=outcome.bound, columns=tuple(table.columns)
     )
     table.complete = outcome.complete
     notes.append(

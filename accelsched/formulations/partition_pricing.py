@@ -174,10 +174,15 @@ class PricingModel:
         The metric's weight in the objective (alpha in co-exploration, else 1).
     threads
         HiGHS threads.
+    min_size
+        Fewest layers of a set (at least 2): the columns with fewer are all in the master.
     """
 
-    def __init__(self, instance: PartitionInstance, terms: TrafficTerms, weight: float, threads: int = 1) -> None:
+    def __init__(
+        self, instance: PartitionInstance, terms: TrafficTerms, weight: float, threads: int = 1, min_size: int = 2
+    ) -> None:
         self.instance = instance
+        self.min_size = max(2, min_size)
         self.model = instance.cost_model
         self.terms = terms
         self.weight = weight
@@ -216,8 +221,9 @@ class PricingModel:
         self.highs.addRow(lower, upper, len(terms), index, value)
 
     def membership(self) -> None:
-        """A column has at least two layers (single layers are always in the master)."""
-        self._row(2.0, _INF, [(t, 1.0) for t in self.t])
+        """A column has at least ``min_size`` layers: two (single layers are always in the master), or
+        more when every smaller column is in the master."""
+        self._row(float(self.min_size), _INF, [(t, 1.0) for t in self.t])
 
     def traffic(self) -> None:
         """``W_u >= t_u - t_c`` and ``R_u >= t_c - t_u`` for every consumer ``c`` of ``u``."""

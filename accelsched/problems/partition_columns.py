@@ -132,6 +132,9 @@ class ColumnSet:
     bound
         A lower bound of the objective of every partition, when column generation proved
         one (:mod:`accelsched.formulations.partition_colgen`), else None.
+    listed_below
+        Every column of fewer layers than this is in ``columns`` (the search evaluates sets
+        by increasing size; ``n_layers + 1`` when the list is complete, 0 when unknown).
     """
 
     columns: tuple[Column, ...]
@@ -140,6 +143,7 @@ class ColumnSet:
     visited: int
     stopped: str = ""
     bound: float | None = None
+    listed_below: int = 0
 
     def __len__(self) -> int:
         return len(self.columns)
@@ -311,7 +315,11 @@ def enumerate_columns(
         if instance.fits_largest(cost):
             columns.append(Column(members, cost))
         queue.extend(growth.children(node, seen))
-    return ColumnSet(tuple(sorted(columns, key=_key)), not stopped, budget, visited, stopped)
+    # The stopped search is a prefix of the complete one, in which every set is grown from a
+    # strictly smaller one: a set not evaluated has an ancestor (or is one) waiting in the queue.
+    below = min((node.mask.bit_count() for node in queue), default=instance.n_layers + 1) if stopped else 0
+    below = below or instance.n_layers + 1
+    return ColumnSet(tuple(sorted(columns, key=_key)), not stopped, budget, visited, stopped, listed_below=below)
 
 
 def _key(column: Column) -> tuple[int, ...]:

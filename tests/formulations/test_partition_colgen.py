@@ -122,6 +122,29 @@ def test_column_generation_reaches_the_enumeration_optimum(seed: int) -> None:
         assert "every column below the gap listed" in result.stats.native_status
 
 
+def test_the_bound_counts_the_missing_columns_by_their_size() -> None:
+    """LB with every column of fewer than ``s`` layers in the master (at most n // s missing ones in a
+    partition) stays below the optimum, with the pricing solved to the end or stopped at its first set."""
+    larger = 0
+    for seed in range(10):
+        instance = small_instance(10 + seed % 3, seed, **CONFIGS[seed % len(CONFIGS)])
+        columns = enumerate_columns(instance, budget=20 + 15 * (seed % 3))
+        if columns.complete:
+            continue
+        best = run("enumerate", instance).objective
+        assert best is not None
+        master = RestrictedMaster(VariantTable(instance, columns))
+        larger += master.min_size > 2
+        lp = master.solve_lp()
+        assert lp.min_size == master.min_size == max(2, columns.listed_below)
+        pricing = PricingModel(instance, TrafficTerms.of(instance), master.table.metric_weight, min_size=lp.min_size)
+        for max_sets in (1, None):
+            beta = pricing.solve(lp.duals, math.inf, max_sets=max_sets).bound
+            if math.isfinite(beta):
+                assert lp.bound(beta) <= best + 1e-6 * abs(best), (seed, max_sets)
+    assert larger >= 3
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_the_master_starts_from_the_smallest_columns_and_stays_exact(
     seed: int, monkeypatch: pytest.MonkeyPatch

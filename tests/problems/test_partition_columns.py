@@ -57,6 +57,18 @@ def test_budget_is_reported_not_silently_applied() -> None:
     assert len(cut.columns) <= 3
 
 
+@pytest.mark.parametrize("budget", [5, 14, 30, 60, 90])
+def test_a_stopped_search_lists_every_column_below_its_size(budget: int) -> None:
+    instance = small_instance(12, budget, act_kb=(64,), weight_kb=(64,))
+    everything = all_valid_subsets(instance)
+    cut = enumerate_columns(instance, budget=budget)
+    assert not cut.complete and 1 <= cut.listed_below <= instance.n_layers
+    assert cut.listed_below >= (2 if budget > instance.n_layers else 1)  # the single layers come first
+    listed = {c.members for c in cut.columns}
+    assert {m for m in everything if len(m) < cut.listed_below} <= listed
+    assert enumerate_columns(instance).listed_below == instance.n_layers + 1
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_footprint_bound_is_below_the_footprint_and_grows_with_the_set(seed: int) -> None:
     instance = small_instance(10, seed, act_kb=(1024,), weight_kb=(1024,))
