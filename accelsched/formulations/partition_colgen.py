@@ -107,10 +107,21 @@ from accelsched.problems.partition_columns import Column, enumerate_columns, mas
 from accelsched.solvers import SolveOptions
 from accelsched.solvers.highs import ensure_highs_threads
 
-__all__ = ["DEFAULT_ROUNDS", "MASTER_COLUMNS", "ColumnGeneration", "MasterLp", "RestrictedMaster", "prepare"]
+__all__ = [
+    "DEFAULT_ROUNDS",
+    "MASTER_COLUMNS",
+    "STALL_ROUNDS",
+    "ColumnGeneration",
+    "MasterLp",
+    "RestrictedMaster",
+    "prepare",
+]
 
 DEFAULT_ROUNDS = 100_000
 """Default largest number of pricing rounds."""
+
+STALL_ROUNDS = 10
+"""Rounds without a decrease of the master's LP value after which the exact pricing runs."""
 
 MASTER_COLUMNS = 20_000
 """Largest number of enumerated columns the master starts from (the smallest ones)."""
@@ -422,8 +433,14 @@ class ColumnGeneration:
         return None if deadline is None else deadline - time.perf_counter()
 
     def run(self, deadline: float | None) -> Outcome:
-        """Generate columns until the master is optimal, then list the columns below the gap."""
+        """Generate columns until the master is optimal, then list the columns below the gap.
+
+        The heuristic pricing goes first; the exact pricing MILP runs when it finds nothing,
+        and also after :data:`STALL_ROUNDS` rounds without a decrease of the LP value (on
+        these degenerate masters the heuristics can add columns for long without moving
+        it), for the bound its dual bound proves."""
         lp = self.master.solve_lp()
+        best_value, stalled = lp.value, 0
         while True:
             if self._expired(deadline):
                 return self._stop("time limit reached during column generation")
@@ -433,12 +450,15 @@ class ColumnGeneration:
             cutoff = -self._tolerance(lp)
             known = {mask_of(column.members) for column in self.table.columns}
             starts = [self.table.members(j) for j in lp.support] + [c.members for c in self.table.columns[-30:]]
-            added = self._add(self.search.search(starts, lp.duals, cutoff, known, deadline=deadline))
-            for window in self.windows if not added else []:
-                left = self._left(deadline)
-                answer = self.pricing.solve(lp.duals, cutoff, window=window, time_limit=left, max_sets=5)
-                added += self._add(answer.sets)
+            added = 0
+            if stalled < STALL_ROUNDS:
+                added = self._add(self.search.search(starts, lp.duals, cutoff, known, deadline=deadline))
+                for window in self.windows if not added else []:
+                    left = self._left(deadline)
+                    answer = self.pricing.solve(lp.duals, cutoff, window=window, time_limit=left, max_sets=5)
+                    added += self._add(answer.sets)
             if not added:
+                stalled = 0
                 beta, added = self._price_exactly(lp, cutoff, deadline)
                 if beta is not None:
                     self.bound = max(self.bound if self.bound is not None else -math.inf, lp.bound(beta))
@@ -447,6 +467,10 @@ class ColumnGeneration:
                         return self._stop("time limit reached during column generation")
                     return self._close(lp, beta, deadline)
             lp = self.master.solve_lp()
+            if lp.value < best_value - self._tolerance(lp):
+                best_value, stalled = lp.value, 0
+            else:
+                stalled += 1
 
     def _price_exactly(self, lp: MasterLp, cutoff: float, deadline: float | None) -> tuple[float | None, int]:
         """The full pricing MILP until it adds a column or finds no set; (proven beta or None, columns added).

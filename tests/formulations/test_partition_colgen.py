@@ -160,6 +160,17 @@ def test_the_master_starts_from_the_smallest_columns_and_stays_exact(
     assert "column generation starts from the 4 smallest of" in result.stats.native_status
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_exact_pricing_on_every_round_stays_exact(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exact pricing after a stall (here: every round) proves bounds and changes no optimum."""
+    monkeypatch.setattr(partition_colgen, "STALL_ROUNDS", 0)
+    instance = small_instance(7 + seed % 5, seed, **CONFIGS[seed % len(CONFIGS)])
+    reference = run("enumerate", instance)
+    result = generated("milp-highs", instance)
+    assert result.status is Status.OPTIMAL and same(result.objective, reference.objective)
+    assert result.bound is not None and result.bound <= result.objective + 1e-6 * abs(result.objective)
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_generation_agrees_with_brute_force(seed: int) -> None:
     instance = small_instance(6 + seed % 3, seed, **CONFIGS[seed % len(CONFIGS)])
