@@ -151,6 +151,8 @@ class MasterLp:
         Layers.
     min_size
         Fewest layers of a column missing from the master (every smaller one is in it).
+    status
+        HiGHS' model status of the solve (``value`` is infinite when a limit stopped it).
     """
 
     value: float
@@ -160,6 +162,7 @@ class MasterLp:
     least: float
     n: int
     min_size: int = 2
+    status: str = "Optimal"
 
     def bound(self, beta: float) -> float:
         """LB of the module docstring, given a bound ``beta`` of the reduced cost of the missing columns."""
@@ -258,16 +261,23 @@ class RestrictedMaster:
         ensure_highs_threads(self.threads)
         return h
 
-    def solve_lp(self) -> MasterLp:
-        """Solve the LP (interior point, no crossover) and derive the bound's terms from its duals."""
+    def solve_lp(self, deadline: float | None = None) -> MasterLp:
+        """Solve the LP (interior point, no crossover) and derive the bound's terms from its duals.
+
+        A solve stopped by the deadline still gives duals, and the bound is valid for any
+        duals (module docstring); its value is then reported as infinite."""
         lp, equalities, n_var = self._matrix()
-        h = self._highs(None)
+        h = self._highs(None if deadline is None else deadline - time.perf_counter())
         h.setOptionValue("solver", "ipm")
         h.setOptionValue("run_crossover", "off")
         h.passModel(lp)
         h.run()
+        limits = (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kIterationLimit)
+        objective = float(h.getInfo().objective_function_value)
+        # without crossover, a finished interior point solve may also say kUnknown
+        solved = h.getModelStatus() not in limits and math.isfinite(objective)
         solution = h.getSolution()
-        dual = np.array(solution.row_dual)
+        dual = np.nan_to_num(np.array(solution.row_dual), nan=0.0, posinf=0.0, neginf=0.0)
         dual[equalities:] = np.minimum(dual[equalities:], 0.0)
         matrix = lp.a_matrix_
         starts, index, value = np.asarray(matrix.start_), np.asarray(matrix.index_), np.asarray(matrix.value_)
@@ -284,7 +294,8 @@ class RestrictedMaster:
             base += min(0.0, float(capacity[n_act:].min()))
         x = np.asarray(solution.col_value)[:n_var]
         return MasterLp(
-            value=float(h.getInfo().objective_function_value),
+            value=objective if solved else math.inf,
+            status=h.modelStatusToString(h.getModelStatus()),
             duals=tuple(float(v) for v in dual[:n]),
             support=tuple(int(j) for j in np.flatnonzero(x > 1e-6)),
             base=base,
@@ -439,11 +450,13 @@ class ColumnGeneration:
         and also after :data:`STALL_ROUNDS` rounds without a decrease of the LP value (on
         these degenerate masters the heuristics can add columns for long without moving
         it), for the bound its dual bound proves."""
-        lp = self.master.solve_lp()
+        lp = self.master.solve_lp(deadline)
         best_value, stalled = lp.value, 0
         while True:
             if self._expired(deadline):
                 return self._stop("time limit reached during column generation")
+            if not math.isfinite(lp.value):
+                return self._stop(f"the master LP was not solved ({lp.status})")
             if self.done >= self.rounds:
                 return self._stop(f"column generation stopped after {self.rounds} rounds")
             self.done += 1
@@ -466,7 +479,7 @@ class ColumnGeneration:
                     if beta is None or beta < cutoff:
                         return self._stop("time limit reached during column generation")
                     return self._close(lp, beta, deadline)
-            lp = self.master.solve_lp()
+            lp = self.master.solve_lp(deadline)
             if lp.value < best_value - self._tolerance(lp):
                 best_value, stalled = lp.value, 0
             else:

@@ -167,6 +167,7 @@ def test_exact_pricing_on_every_round_stays_exact(seed: int, monkeypatch: pytest
     instance = small_instance(7 + seed % 5, seed, **CONFIGS[seed % len(CONFIGS)])
     reference = run("enumerate", instance)
     result = generated("milp-highs", instance)
+    assert reference.objective is not None and result.objective is not None
     assert result.status is Status.OPTIMAL and same(result.objective, reference.objective)
     assert result.bound is not None and result.bound <= result.objective + 1e-6 * abs(result.objective)
 
