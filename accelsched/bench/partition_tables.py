@@ -36,6 +36,7 @@ import argparse
 import json
 import platform
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -130,7 +131,8 @@ def fig11(workloads: Sequence[str], options: SolveOptions, out_dir: Path, merge:
         results = {method: _run(instance, method, options) for method in HEURISTICS}
         exact = _run(instance, EXACT, options, _best(results.values()))
         for method, result in (*results.items(), (EXACT, exact)):
-            rows.append(Row.of("fig11", name, "separate", method, result, layers=instance.n_layers))
+            rows.append(Row.of("fig11", name, "separate", method, result, layers=instance.n_layers,
+                               time_limit_s=options.time_limit_s))  # fmt: skip
     stem = out_dir / "partition_fig11"
     rows = _merged(rows, stem) if merge else rows
     _write(rows, stem, _fig11_markdown(rows, options), options)
@@ -142,7 +144,7 @@ def _fig11_markdown(rows: list[Row], options: SolveOptions) -> str:
         "# Partition only (Cocco Fig. 11 style): external memory access, MB",
         "",
         f"cocco-simba-separate (1 MB activations + 1.125 MB weights), batch 1; exact = MILP on HiGHS "
-        f"warm-started by the best heuristic, time limit {options.time_limit_s} s; GA 20 x 500, seed {options.seed}. "
+        f"warm-started by the best heuristic, {_limit_text(rows, options)}; GA 20 x 500, seed {options.seed}. "
         "Cells: EMA in MB (ratio to greedy). Gap = to the proven optimum. When the column budget stops the "
         "enumeration, column generation completes the column set and the proof; when the time limit stops it "
         "first, the gap is to the best valid lower bound (column *bound from*: column generation's, over every "
@@ -219,7 +221,7 @@ def coexplore(
             warm = _best(results.values())
             exact = {method: _run(instance, method, options, warm) for method in COEXPLORE_EXACT}
             for method, result in (*exact.items(), *results.items()):
-                rows.append(Row.of("coexplore", name, design, method, result))
+                rows.append(Row.of("coexplore", name, design, method, result, time_limit_s=options.time_limit_s))
             acts, weights = instance.act_candidates_bytes, instance.weight_candidates_bytes or (0,)
             fixed_points = {
                 "fixed-S": (acts[0], weights[0]),
@@ -251,7 +253,7 @@ def _coexplore_markdown(rows: list[Row], options: SolveOptions) -> str:
         "# Capacity co-exploration (Cocco Tables 1-2 style): objective = capacity bytes + 0.002 x energy pJ",
         "",
         f"Cocco's candidate ranges; exact = MILP on HiGHS and CP-SAT, both warm-started by the better of GA and SA "
-        f"(time limit {options.time_limit_s} s each). Cells: objective (1e6), gap to the proven optimum (or, when "
+        f"({_limit_text(rows, options)}, each). Cells: objective (1e6), gap to the proven optimum (or, when "
         "neither model proves it, to the best bound), chosen capacities in KB (act / weight).",
         "",
         "| workload | buffer | " + " | ".join(methods) + " |",
@@ -274,19 +276,29 @@ def _coexplore_markdown(rows: list[Row], options: SolveOptions) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _limit_text(rows: Sequence[Row], options: SolveOptions) -> str:
+    """The time limit the table states: one value, or the common one and the workloads run with another."""
+    limits = {r.workload: r.detail.get("time_limit_s", options.time_limit_s) for r in rows}
+    counts = Counter(limits.values())
+    common = counts.most_common(1)[0][0] if counts else options.time_limit_s
+    others = [f"{name}: {_seconds(limit)}" for name, limit in limits.items() if limit != common]
+    return f"time limit {_seconds(common)}" + (f" ({', '.join(others)})" if others else "")
+
+
+def _seconds(limit: float | None) -> str:
+    return "none" if limit is None else f"{limit:g} s"
+
+
 def _merge_conflict(stem: Path, options: SolveOptions) -> str | None:
-    """Why ``--merge`` cannot add to the results file ``stem.json`` (made with another time limit or
-    seed: the table states one of each), or None."""
+    """Why ``--merge`` cannot add to the results file ``stem.json`` (made with another seed: the
+    table states one), or None. Time limits may differ: every row records its own."""
     path = stem.with_suffix(".json")
     if not path.exists():
         return None
-    meta = json.loads(path.read_text(encoding="utf-8"))["meta"]
-    if (meta.get("time_limit_s"), meta.get("seed")) == (options.time_limit_s, options.seed):
+    seed = json.loads(path.read_text(encoding="utf-8"))["meta"].get("seed")
+    if seed == options.seed:
         return None
-    return (
-        f"--merge: {path} was made with time limit {meta.get('time_limit_s')} s and seed {meta.get('seed')}, "
-        f"this run uses {options.time_limit_s} s and seed {options.seed}; rerun with those or without --merge"
-    )
+    return f"--merge: {path} was made with seed {seed}, this run uses seed {options.seed}; use that seed or no --merge"
 
 
 def _merged(rows: list[Row], stem: Path) -> list[Row]:
@@ -295,11 +307,13 @@ def _merged(rows: list[Row], stem: Path) -> list[Row]:
     if not path.exists():
         return rows
     payload = json.loads(path.read_text(encoding="utf-8"))
+    limit = payload["meta"].get("time_limit_s")
     fresh: dict[str, list[Row]] = {}
     for row in rows:
         fresh.setdefault(row.workload, []).append(row)
     merged: list[Row] = []
     for row in (Row(**r) for r in payload["rows"]):
+        row.detail.setdefault("time_limit_s", limit)
         if row.workload not in fresh:
             merged.append(row)
         elif not any(m.workload == row.workload for m in merged):

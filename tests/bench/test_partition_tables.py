@@ -35,13 +35,20 @@ def test_merge_replaces_only_the_workloads_run(tmp_path: Path) -> None:
     assert len(after) == 3 * len(before) // 2
 
 
-def test_merge_refuses_another_time_limit_before_running(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_merge_refuses_another_seed_before_running(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     partition_tables.fig11(["random:4:1"], OPTIONS, tmp_path)
     with pytest.raises(SystemExit) as stop:
-        partition_tables.main(["fig11", "--workloads", "random:4:1", "--merge", "--time-limit", "5",
+        partition_tables.main(["fig11", "--workloads", "random:4:1", "--merge", "--seed", "3",
                                "--out-dir", str(tmp_path)])  # fmt: skip
     assert stop.value.code != 0
-    assert "was made with time limit 20" in capsys.readouterr().err
+    assert "was made with seed 0, this run uses seed 3" in capsys.readouterr().err
+
+
+def test_a_merged_row_with_another_time_limit_is_stated(tmp_path: Path) -> None:
+    partition_tables.fig11(["random:5:1", "random:6:2"], OPTIONS, tmp_path)
+    partition_tables.fig11(["random:6:2"], SolveOptions(time_limit_s=7, seed=0), tmp_path, merge=True)
+    text = (tmp_path / "partition_fig11.md").read_text()
+    assert "time limit 20 s (random:6:2: 7 s)" in text
 
 
 def test_render_names_where_a_bound_comes_from(tmp_path: Path) -> None:
