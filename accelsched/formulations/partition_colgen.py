@@ -36,7 +36,8 @@ missing column has no capacity row, so :math:`d_j = w c_j - \sum_{i \in S_j} \pi
 because :math:`Gx \le 0`, one candidate per buffer is chosen, and a partition has
 :math:`K_m` subgraphs from the master and :math:`K_x` missing from it, each of the
 latter with at least :math:`s` layers (every column with fewer is in the master:
-the single layers, and the enumeration lists sets by increasing size); :math:`\beta`
+the single layers, and what the enumeration records as listed,
+:attr:`ColumnSet.listed_below <accelsched.problems.partition_columns.ColumnSet>`); :math:`\beta`
 bounds the reduced cost of every column missing from the master (the pricing MILP's
 bound, also when the MILP stops at its first improving sets). The minimum is at
 :math:`K_x = 0` or :math:`K_x = \lfloor n/s \rfloor`. This *LB*
@@ -89,6 +90,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 import highspy
 import networkx as nx
@@ -103,7 +105,7 @@ from accelsched.formulations.partition_common import (
 )
 from accelsched.formulations.partition_pricing import NeighbourSearch, PricingModel, TrafficTerms
 from accelsched.problems.partition import PartitionInstance, PartitionSolution
-from accelsched.problems.partition_columns import Column, enumerate_columns, mask_of
+from accelsched.problems.partition_columns import enumerate_columns, mask_of
 from accelsched.solvers import SolveOptions
 from accelsched.solvers.highs import ensure_highs_threads
 
@@ -493,10 +495,8 @@ class ColumnGeneration:
         while not self._expired(deadline):
             answer = self.pricing.solve(lp.duals, cutoff, time_limit=self._left(deadline), max_sets=5)
             added = self._add(answer.sets)
-            if added:
+            if added or not answer.sets:
                 return (answer.bound if math.isfinite(answer.bound) else None), added
-            if not answer.sets:
-                return (answer.bound if math.isfinite(answer.bound) else None), 0
         return None, 0
 
     def _close(self, lp: MasterLp, beta: float, deadline: float | None) -> Outcome:
@@ -553,10 +553,6 @@ def _windows(instance: PartitionInstance) -> list[set[int]]:
     return [pieces[k] | pieces[k + 1] for k in range(len(pieces) - 1)]
 
 
-def _members(column: Column) -> tuple[int, ...]:
-    return column.members
-
-
 def prepare(
     instance: PartitionInstance,
     options: SolveOptions,
@@ -581,7 +577,7 @@ def prepare(
     master = columns
     if not columns.complete and len(columns.columns) > MASTER_COLUMNS:
         smallest = sorted(columns.columns, key=lambda column: (len(column.members), column.members))
-        kept = tuple(sorted(smallest[:MASTER_COLUMNS], key=_members))
+        kept = tuple(sorted(smallest[:MASTER_COLUMNS], key=attrgetter("members")))
         below = min(columns.listed_below, len(smallest[MASTER_COLUMNS].members))
         master = dataclasses.replace(columns, columns=kept, listed_below=below)
     table = VariantTable(instance, master, warm.indices(instance) if warm else ())

@@ -133,8 +133,9 @@ class ColumnSet:
         A lower bound of the objective of every partition, when column generation proved
         one (:mod:`accelsched.formulations.partition_colgen`), else None.
     listed_below
-        Every column of fewer layers than this is in ``columns`` (the search evaluates sets
-        by increasing size; ``n_layers + 1`` when the list is complete, 0 when unknown).
+        Every column of fewer layers than this is in ``columns`` (a stopped search: the
+        smallest set still waiting to be evaluated; ``n_layers + 1`` when the list is
+        complete, 0 when unknown).
     """
 
     columns: tuple[Column, ...]
