@@ -596,9 +596,12 @@ def prepare(
         master, complete=outcome.complete, stopped=reason, bound=outcome.bound, columns=tuple(table.columns)
     )
     table.complete = outcome.complete
+    # an incomplete set's stop reasons are in the result's note on the bound (partition_result)
+    progress = f"column generation: {outcome.rounds} rounds, {len(table.columns)} columns"
     notes.append(
-        f"{columns.stopped}; column generation: {outcome.rounds} rounds, {len(table.columns)} columns, "
-        + (f"every column below the gap listed ({outcome.listed} added)" if outcome.complete else outcome.stopped)
+        f"{columns.stopped}; {progress}, every column below the gap listed ({outcome.listed} added)"
+        if outcome.complete
+        else progress
     )
     better = outcome.incumbent is not None and (
         assignment is None or table.objective(outcome.incumbent) < table.objective(assignment)
