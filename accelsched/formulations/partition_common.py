@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accelsched.errors import InfeasibleSolution
+from accelsched.formulations.partition_bound import forced_traffic_bound
 from accelsched.hardware.cost.partition import Mode
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution, check
 from accelsched.problems.partition_columns import Column, ColumnSet, mask_of
@@ -397,8 +398,10 @@ def partition_result(
     ``start_label``) is returned instead of a worse (or, after a limit, missing)
     solution, so a result is never worse than its warm start. With an incomplete column
     set the status is at best FEASIBLE, and the solver's bound (valid only for the
-    listed columns) is replaced by the larger of :func:`compulsory_bound` and the bound
-    column generation proved, and the native status says which.
+    listed columns) is replaced by the larger of the forced-traffic bound
+    (:func:`~accelsched.formulations.partition_bound.forced_traffic_bound`, at least
+    :func:`compulsory_bound`) and the bound column generation proved, and the native
+    status says which.
     """
     if warm is not None and status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION):
         value = table.objective(warm)
@@ -408,7 +411,11 @@ def partition_result(
             if not status.has_solution:
                 status = Status.FEASIBLE
     if not table.complete:
-        bound, name = compulsory_bound(table), "compulsory traffic"
+        forced = forced_traffic_bound(table)
+        if forced is None:
+            bound, name = compulsory_bound(table), "compulsory traffic"
+        else:
+            bound, name = forced.value, "forced traffic"
         proven = table.column_set.bound
         if proven is not None and proven > bound:
             bound, name = proven, "column generation's bound"

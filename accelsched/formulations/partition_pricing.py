@@ -77,7 +77,7 @@ import highspy
 import numpy as np
 
 from accelsched.problems.partition import Metric, PartitionInstance
-from accelsched.problems.partition_columns import mask_of
+from accelsched.problems.partition_columns import mask_of, reachability
 from accelsched.solvers.highs import ensure_highs_threads
 
 __all__ = ["NeighbourSearch", "PricingAnswer", "PricingModel", "TrafficTerms", "closure", "components"]
@@ -428,7 +428,7 @@ class NeighbourSearch:
         self.neighbours = [set(self.model.preds[v]) | set(self.model.succs[v]) for v in range(n)]
         self.preds = [set(p) for p in self.model.preds]
         self.succs = [set(s) for s in self.model.succs]
-        self.desc, self.anc = _reach(self.model.preds, self.model.succs)
+        self.desc, self.anc = reachability(self.model)
 
     def reduced_cost(self, members: frozenset[int], duals: Sequence[float]) -> float | None:
         """Reduced cost of a set in its resident mode, or None when it does not fit."""
@@ -543,17 +543,3 @@ def closure(members: Iterable[int], desc: Sequence[int], anc: Sequence[int]) -> 
         out.add(low.bit_length() - 1)
         extra ^= low
     return out
-
-
-def _reach(preds: Sequence[Sequence[int]], succs: Sequence[Sequence[int]]) -> tuple[list[int], list[int]]:
-    """Strict descendants and ancestors of every layer as bit masks."""
-    n = len(preds)
-    desc = [0] * n
-    for u in reversed(range(n)):
-        for c in succs[u]:
-            desc[u] |= (1 << c) | desc[c]
-    anc = [0] * n
-    for v in range(n):
-        for p in preds[v]:
-            anc[v] |= (1 << p) | anc[p]
-    return desc, anc

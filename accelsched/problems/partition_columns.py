@@ -63,7 +63,16 @@ from typing import NamedTuple
 from accelsched.hardware.cost.partition import PartitionCostModel, SubgraphCost, Tensor
 from accelsched.problems.partition import PartitionInstance
 
-__all__ = ["DEFAULT_BUDGET", "Column", "ColumnSet", "FootprintBound", "enumerate_columns", "mask_of", "members_of"]
+__all__ = [
+    "DEFAULT_BUDGET",
+    "Column",
+    "ColumnSet",
+    "FootprintBound",
+    "enumerate_columns",
+    "mask_of",
+    "members_of",
+    "reachability",
+]
 
 DEFAULT_BUDGET = 200_000
 """Default largest number of sets the search evaluates (and so of columns) before it gives up."""
@@ -208,8 +217,13 @@ class FootprintBound:
         self, members: Sequence[int], shared: bool, act_capacity_bytes: int, weight_capacity_bytes: int
     ) -> bool:
         """Whether the set, and so every superset, cannot fit the buffer(s) in the resident mode."""
-        weights = self.weight_bytes(members)
-        acts = self.activation_bytes(members)
+        bounds = (self.weight_bytes(members), self.activation_bytes(members))
+        return self.over(bounds, shared, act_capacity_bytes, weight_capacity_bytes)
+
+    @staticmethod
+    def over(bounds: tuple[int, float], shared: bool, act_capacity_bytes: int, weight_capacity_bytes: int) -> bool:
+        """Whether bounds ``(weight bytes, activation bytes)`` of a set exceed the buffer(s)."""
+        weights, acts = bounds
         if shared:
             return acts + weights > act_capacity_bytes * (1 + _SLACK)
         return weights > weight_capacity_bytes or acts > act_capacity_bytes * (1 + _SLACK)
@@ -235,7 +249,7 @@ class _Growth:
     def __init__(self, instance: PartitionInstance) -> None:
         model = instance.cost_model
         self.instance = instance
-        self.desc, self.anc = _reachability(model)
+        self.desc, self.anc = reachability(model)
         self.neighbours = [mask_of((*model.preds[v], *model.succs[v])) for v in range(instance.n_layers)]
         self.bound = FootprintBound(model)
         self.act_cap = instance.act_candidates_bytes[-1]
@@ -327,7 +341,7 @@ def _key(column: Column) -> tuple[int, ...]:
     return column.members
 
 
-def _reachability(model: PartitionCostModel) -> tuple[list[int], list[int]]:
+def reachability(model: PartitionCostModel) -> tuple[list[int], list[int]]:
     """Strict descendants and ancestors of every layer as bit masks."""
     n = len(model.layers)
     desc = [0] * n

@@ -51,14 +51,32 @@ def test_a_merged_row_with_another_time_limit_is_stated(tmp_path: Path) -> None:
     assert "time limit 20 s (random:6:2: 7 s)" in text
 
 
-def test_render_names_where_a_bound_comes_from(tmp_path: Path) -> None:
+@pytest.mark.parametrize("source", ["forced traffic", "compulsory traffic", "column generation's bound"])
+def test_render_names_where_a_bound_comes_from(tmp_path: Path, source: str) -> None:
     partition_tables.fig11(["random:5:4"], OPTIONS, tmp_path)
     path = tmp_path / "partition_fig11.json"
     payload = json.loads(path.read_text())
     for row in payload["rows"]:
         if row["method"] == partition_tables.EXACT:
             row["status"] = "FEASIBLE"
-            row["detail"]["native_status"] = "column budget reached: optimality not proven, bound = compulsory traffic"
+            row["detail"]["native_status"] = f"column budget reached: optimality not proven, bound = {source}"
     path.write_text(json.dumps(payload))
     partition_tables.render(path)
-    assert "| compulsory traffic |" in (tmp_path / "partition_fig11.md").read_text()
+    shown = "column generation" if source.startswith("column") else source
+    assert f"| {shown} |" in (tmp_path / "partition_fig11.md").read_text()
+
+
+def test_coexplore_table_states_the_bound_of_an_unproven_exact_row() -> None:
+    def row(method: str, status: str, objective: float, bound: float | None, native: str) -> partition_tables.Row:
+        detail = {"native_status": native, "capacity_kb": (64, 72), "time_limit_s": 20}
+        return partition_tables.Row("coexplore", "w", "shared", method, status, objective, bound, 3.0, detail)
+
+    rows = [
+        row("milp-highs", "FEASIBLE", 2.0e6, 1.6e6, "kOptimal; budget: optimality not proven, bound = forced traffic"),
+        row("cpsat", "OPTIMAL", 1.9e6, 1.9e6, "OPTIMAL"),
+        row("ga", "FEASIBLE", 2.1e6, None, "20 generations"),
+    ]
+    text = partition_tables._coexplore_markdown(rows, OPTIONS)
+    assert "w/shared milp-highs: FEASIBLE in 3 s (bound 1.600, forced traffic)" in text
+    assert text.rstrip().endswith("w/shared cpsat: OPTIMAL in 3 s")  # a proof needs no bound
+    assert "| w | shared | 2.000 (5.26%; 64/72) | 1.900 (0.00%; 64/72) | 2.100 (10.53%; 64/72) |" in text
