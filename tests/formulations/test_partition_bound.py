@@ -105,4 +105,4 @@ def test_an_incomplete_column_set_reports_the_forced_traffic_bound() -> None:
     result: Result = run_method(PROBLEM, instance, MethodSpec("budgeted", "partition", "exact", solver), SolveOptions())
     assert result.bound is not None and result.objective is not None
     assert forced <= result.bound + 1e-9 * forced and result.bound <= best <= result.objective
-    assert "bound = forced traffic" in result.stats.native_status or math.isclose(result.bound, result.objective)
+    assert "optimality not proven, bound = forced traffic" in result.stats.native_status
