@@ -312,24 +312,27 @@ def _merge_conflict(stem: Path, options: SolveOptions) -> str | None:
 
 
 def _merged(rows: list[Row], stem: Path) -> list[Row]:
-    """``rows`` in place of the rows of the same workloads in the results file ``stem.json`` (if any)."""
+    """``rows`` in place of the rows of the same workload and buffer design in the results file
+    ``stem.json`` (if any); rows of a new workload and design go last."""
     path = stem.with_suffix(".json")
     if not path.exists():
         return rows
     payload = json.loads(path.read_text(encoding="utf-8"))
     limit = payload["meta"].get("time_limit_s")
-    fresh: dict[str, list[Row]] = {}
+    fresh: dict[tuple[str, str], list[Row]] = {}
     for row in rows:
-        fresh.setdefault(row.workload, []).append(row)
+        fresh.setdefault((row.workload, row.design), []).append(row)
     merged: list[Row] = []
+    placed: set[tuple[str, str]] = set()
     for row in (Row(**r) for r in payload["rows"]):
         row.detail.setdefault("time_limit_s", limit)
-        if row.workload not in fresh:
+        key = (row.workload, row.design)
+        if key not in fresh:
             merged.append(row)
-        elif not any(m.workload == row.workload for m in merged):
-            merged.extend(fresh[row.workload])
-    placed = {m.workload for m in merged}
-    return merged + [r for r in rows if r.workload not in placed]
+        elif key not in placed:
+            merged.extend(fresh[key])
+            placed.add(key)
+    return merged + [r for r in rows if (r.workload, r.design) not in placed]
 
 
 def _write(rows: list[Row], stem: Path, markdown: str, options: SolveOptions) -> None:

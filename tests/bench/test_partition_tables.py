@@ -80,3 +80,16 @@ def test_coexplore_table_states_the_bound_of_an_unproven_exact_row() -> None:
     assert "w/shared milp-highs: FEASIBLE in 3 s (bound 1.600, forced traffic)" in text
     assert text.rstrip().endswith("w/shared cpsat: OPTIMAL in 3 s")  # a proof needs no bound
     assert "| w | shared | 2.000 (5.26%; 64/72) | 1.900 (0.00%; 64/72) | 2.100 (10.53%; 64/72) |" in text
+
+
+def test_merge_keeps_each_buffer_design_in_place(tmp_path: Path) -> None:
+    def row(workload: str, design: str, objective: float) -> partition_tables.Row:
+        return partition_tables.Row("coexplore", workload, design, "ga", "FEASIBLE", objective, None, 1.0, {})
+
+    stem = tmp_path / "partition_coexplore"
+    old = [row("a", "shared", 1), row("b", "shared", 2), row("a", "separate", 3), row("b", "separate", 4)]
+    partition_tables._write(old, stem, "", OPTIONS)
+    merged = partition_tables._merged([row("b", "shared", 5), row("b", "separate", 6), row("c", "shared", 7)], stem)
+    assert [(r.workload, r.design, r.objective) for r in merged] == [
+        ("a", "shared", 1), ("b", "shared", 5), ("a", "separate", 3), ("b", "separate", 6), ("c", "shared", 7)
+    ]  # fmt: skip
