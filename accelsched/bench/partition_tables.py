@@ -18,8 +18,10 @@ EMA is normalised to greedy; each method's gap is taken to the proven optimum wh
 the exact model proves it, else to the best bound.
 
 *coexplore*: energy, alpha = 0.002, Cocco's candidate ranges, shared
-(``cocco-simba-shared``) and separate buffers. Methods: the exact MILP, ga, sa
-(co-exploring capacity with the partition), and the paper's decoupled baselines,
+(``cocco-simba-shared``) and separate buffers. Methods: the exact MILP and CP-SAT
+(warm-started by the best solution of every heuristic row, so a time limit still
+leaves them at least as good as each), ga, sa (co-exploring capacity with the
+partition), and the paper's decoupled baselines,
 each a GA over the partition for fixed capacities: *fixed S / M / L* (the 1st, middle
 and last candidate), *grid+GA* (every 8th candidate of each list, a GA limited to 5 s per
 point) and *random+GA* (as many random candidate points, seeded). Their objective is
@@ -101,8 +103,13 @@ def _run(
 
 def _best(results: Iterable[Result[Any]]) -> PartitionSolution | None:
     """The best solution among heuristic results (the exact model's warm start)."""
-    found = [(r.objective, k, r.solution) for k, r in enumerate(results) if r.objective is not None and r.solution]
-    return min(found)[2] if found else None
+    return _best_of((r.objective, r.solution) for r in results)
+
+
+def _best_of(found: Iterable[tuple[float | None, PartitionSolution | None]]) -> PartitionSolution | None:
+    """The solution of least objective among ``(objective, solution)`` pairs with both."""
+    kept = [(value, k, solution) for k, (value, solution) in enumerate(found) if value is not None and solution]
+    return min(kept)[2] if kept else None
 
 
 def _reference(exact: Sequence[Row]) -> float | None:
@@ -191,11 +198,24 @@ def _fixed(instance: PartitionInstance, act: int, weight: int) -> PartitionInsta
     return replace(instance, act_candidates_bytes=(act,), weight_candidates_bytes=weights)
 
 
-def _decoupled(
-    instance: PartitionInstance, points: list[tuple[int, int]], options: SolveOptions
-) -> tuple[float, tuple[int, int], float]:
+@dataclass(frozen=True)
+class Decoupled:
+    """The best fixed-capacity GA run of a decoupled baseline."""
+
+    objective: float
+    """Co-exploration objective of the best point (inf when no point holds every layer)."""
+    point: tuple[int, int]
+    solution: PartitionSolution | None
+    """The best partition, with the point's capacities (a solution of the co-exploration instance)."""
+    points: int
+    """Capacity points tried."""
+    runtime_s: float
+
+
+def _decoupled(instance: PartitionInstance, points: list[tuple[int, int]], options: SolveOptions) -> Decoupled:
     """Best co-exploration objective of a GA run at each fixed capacity point; time used."""
     best, best_point, start = float("inf"), points[0], time.perf_counter()
+    solution = None
     for act, weight in points:
         fixed = _fixed(instance, act, weight)
         if fixed.infeasibility:
@@ -205,8 +225,8 @@ def _decoupled(
             continue
         value = instance.objective_value(act + weight, instance.metric_of_report(result.cost))
         if value < best:
-            best, best_point = value, (act, weight)
-    return best, best_point, time.perf_counter() - start
+            best, best_point, solution = value, (act, weight), result.solution
+    return Decoupled(best, best_point, solution, len(points), time.perf_counter() - start)
 
 
 def coexplore(
@@ -221,10 +241,6 @@ def coexplore(
             instance = make_instance(load_workload(name), acc, {"capacities": "cocco", "metric": "energy"})
             print(f"  {name} ({design}): {instance.n_layers} layers", flush=True)
             results = {method: _run(instance, method, options) for method in ("ga", "sa")}
-            warm = _best(results.values())
-            exact = {method: _run(instance, method, options, warm) for method in COEXPLORE_EXACT}
-            for method, result in (*exact.items(), *results.items()):
-                rows.append(Row.of("coexplore", name, design, method, result, time_limit_s=options.time_limit_s))
             acts, weights = instance.act_candidates_bytes, instance.weight_candidates_bytes or (0,)
             fixed_points = {
                 "fixed-S": (acts[0], weights[0]),
@@ -233,17 +249,25 @@ def coexplore(
             }
             grid = [(a, w) for a in acts[::8] for w in weights[::8]]
             random_points = [(int(rng.choice(acts)), int(rng.choice(weights))) for _ in grid]
+            decoupled: dict[str, Decoupled] = {}
             for label, points, opts in (
                 *((k, [p], options) for k, p in fixed_points.items()),
                 ("grid+GA", grid, small_ga),
                 ("random+GA", random_points, small_ga),
             ):
-                value, point, used = _decoupled(instance, points, opts)
-                finite = value if np.isfinite(value) else None
-                print(f"    {label:<12} {'FEASIBLE' if finite else 'NO_FIT':<22} {value:>16.6g} {used:8.1f} s")
+                decoupled[label] = found = _decoupled(instance, points, opts)
+                print(f"    {label:<12} {'FEASIBLE' if found.solution else 'NO_FIT':<22} {found.objective:>16.6g} "
+                      f"{found.runtime_s:8.1f} s")  # fmt: skip
+            heuristic = [(r.objective, r.solution) for r in results.values()]
+            warm = _best_of([*heuristic, *((d.objective, d.solution) for d in decoupled.values())])
+            exact = {method: _run(instance, method, options, warm) for method in COEXPLORE_EXACT}
+            for method, result in (*exact.items(), *results.items()):
+                rows.append(Row.of("coexplore", name, design, method, result, time_limit_s=options.time_limit_s))
+            for label, found in decoupled.items():
+                finite = found.objective if found.solution else None
                 rows.append(Row("coexplore", name, design, label, "FEASIBLE" if finite else "INFEASIBLE", finite,
-                                None, used, {"capacity_kb": (point[0] // 1024, point[1] // 1024),
-                                             "points": len(points)}))  # fmt: skip
+                                None, found.runtime_s, {"capacity_kb": (found.point[0] // 1024, found.point[1] // 1024),
+                                                        "points": found.points}))  # fmt: skip
     stem = out_dir / "partition_coexplore"
     rows = _merged(rows, stem) if merge else rows
     _write(rows, stem, _coexplore_markdown(rows, options), options)
@@ -255,7 +279,7 @@ def _coexplore_markdown(rows: list[Row], options: SolveOptions) -> str:
     lines = [
         "# Capacity co-exploration (Cocco Tables 1-2 style): objective = capacity bytes + 0.002 x energy pJ",
         "",
-        f"Cocco's candidate ranges; exact = MILP on HiGHS and CP-SAT, both warm-started by the better of GA and SA "
+        f"Cocco's candidate ranges; exact = MILP on HiGHS and CP-SAT, both warm-started by the best heuristic row "
         f"({_limit_text(rows, options)}, each). Cells: objective (1e6), gap to the proven optimum (or, when "
         "neither model proves it, to the best bound), chosen capacities in KB (act / weight).",
         "",

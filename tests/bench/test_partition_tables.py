@@ -93,3 +93,26 @@ def test_merge_keeps_each_buffer_design_in_place(tmp_path: Path) -> None:
     assert [(r.workload, r.design, r.objective) for r in merged] == [
         ("a", "shared", 1), ("b", "shared", 5), ("a", "separate", 3), ("b", "separate", 6), ("c", "shared", 7)
     ]  # fmt: skip
+
+
+def test_coexplore_rows_are_checked_and_the_exact_rows_start_from_the_best_heuristic(tmp_path: Path) -> None:
+    rows = partition_tables.coexplore(["random:3:1"], SolveOptions(time_limit_s=2, seed=0),
+                                      SolveOptions(time_limit_s=0.2, seed=0), tmp_path)  # fmt: skip
+    assert {r.design for r in rows} == {"shared", "separate"}
+    for design in ("shared", "separate"):
+        by = {r.method: r for r in rows if r.design == design}
+        assert set(by) == {*partition_tables.COEXPLORE_EXACT, "ga", "sa", "fixed-S", "fixed-M", "fixed-L",
+                           "grid+GA", "random+GA"}  # fmt: skip
+        values = [r.objective for r in by.values() if r.objective is not None]
+        for method in partition_tables.COEXPLORE_EXACT:
+            exact = by[method]
+            assert exact.status == "OPTIMAL" and exact.objective is not None
+            assert "warm start given" in exact.detail["native_status"]
+            assert exact.objective <= min(values) * (1 + 1e-9)
+    assert "| random:3:1 | separate |" in (tmp_path / "partition_coexplore.md").read_text()
+
+
+def test_the_warm_start_is_the_least_objective_with_a_solution() -> None:
+    a, b = object(), object()
+    assert partition_tables._best_of([(3.0, a), (None, b), (2.0, None), (2.5, b)]) is b  # type: ignore[list-item]
+    assert partition_tables._best_of([(1.0, None)]) is None
