@@ -37,12 +37,12 @@ stops growing (its per-tile weights only grow with more layers).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
 from accelsched.errors import InfeasibleSolution
-from accelsched.hardware.cost.ra_tree import SegmentCost, segment_cost
+from accelsched.hardware.cost.ra_tree import SegmentCost, TCutSegments, segment_cost
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.ra_tree import (
     PROBLEM,
@@ -68,7 +68,8 @@ class _Label:
     previous: int
     """End of the prefix before the last segment."""
     previous_label: int
-    segment: RANode | None
+    subbatches: int
+    """Sub-batch number of the last segment's cut (0: a single leaf)."""
 
 
 class SegmentDP:
@@ -92,30 +93,49 @@ class SegmentDP:
         self.capacity = tile_buffer_bytes(instance.accelerator)
         self.evaluated = 0
         self.stopped = ""
+        self._t_segments: dict[int, TCutSegments] = {}
 
-    def segments(self, start: int) -> Iterator[tuple[int, RANode, SegmentCost]]:
-        """Feasible segments starting at layer ``start``: (end, segment, cost), shortest first."""
+    def segments(self, start: int) -> Iterator[tuple[int, int, SegmentCost]]:
+        """Feasible segments starting at layer ``start``: ``(end, sub-batches, cost)``, shortest first
+        (sub-batches 0 for the single leaf)."""
         batch = self.instance.batch
-        names = self.order
-        leaf = Leaf(names[start], batch)
-        cost = self._cost(leaf)
+        cost = self._cost(Leaf(self.order[start], batch))
         if cost is not None:
-            yield start + 1, leaf, cost
-        divisors = [s for s in range(1, batch + 1) if batch % s == 0]
-        growing = set(divisors)
-        for end in range(start + 2, len(names) + 1):
+            yield start + 1, 0, cost
+        growing = {s: self._grow(start, s) for s in range(1, batch + 1) if batch % s == 0}
+        for end in range(start + 2, len(self.order) + 1):
             if self.kind is CutKind.S and end - start > self.instance.n_tiles:
                 return
             for s in sorted(growing):
-                cut = Cut(self.kind, batch, s, tuple(Leaf(name, batch // s) for name in names[start:end]))
-                cost = self._cost(cut)
+                cost = growing[s](end)
                 if cost is None:
                     if self.kind is CutKind.T:
-                        growing.discard(s)  # more layers only add weights to every tile
+                        del growing[s]  # more layers only add weights to every tile
                     continue
-                yield end, cut, cost
+                yield end, s, cost
             if not growing:
                 return
+
+    def _grow(self, start: int, subbatches: int) -> Callable[[int], SegmentCost | None]:
+        """The priced segments ``start .. end - 1`` of one sub-batch number, asked for by increasing ``end``.
+
+        T-Cuts are priced incrementally (:class:`~accelsched.hardware.cost.ra_tree.TCutSegments`),
+        S-Cuts by :func:`~accelsched.hardware.cost.ra_tree.segment_cost` (their tile
+        allocation depends on every child).
+        """
+        if self.kind is CutKind.S:
+            return lambda end: self._cost(self.node(start, end, subbatches))
+        if subbatches not in self._t_segments:
+            self._t_segments[subbatches] = TCutSegments(self.instance, subbatches)
+        priced = self._t_segments[subbatches].grow(start)
+
+        def next_cost(end: int) -> SegmentCost | None:
+            reached, cost = next(priced)
+            assert reached == end
+            self.evaluated += 1
+            return None if max(cost.tile_buffer_bytes.values()) > self.capacity else cost
+
+        return next_cost
 
     def _cost(self, segment: RANode) -> SegmentCost | None:
         """The segment's cost, or None when a tile buffer overflows."""
@@ -125,23 +145,33 @@ class SegmentDP:
             return None
         return cost
 
+    def node(self, start: int, end: int, subbatches: int) -> RANode:
+        """The segment over layers ``start .. end - 1`` (a leaf when ``subbatches`` is 0)."""
+        batch = self.instance.batch
+        if subbatches == 0:
+            return Leaf(self.order[start], batch)
+        leaves = tuple(Leaf(name, batch // subbatches) for name in self.order[start:end])
+        return Cut(self.kind, batch, subbatches, leaves)
+
     def run(self) -> RATree | None:
         """The best tree of the subspace, or None when stopped (``stopped`` says why) or none is feasible."""
         n = len(self.order)
         labels: list[list[_Label]] = [[] for _ in range(n + 1)]
-        labels[0] = [_Label(0.0, 0.0, -1, -1, None)]
+        labels[0] = [_Label(0.0, 0.0, -1, -1, 0)]
         for start in range(n):
             if not labels[start]:
                 continue
             if self.deadline is not None and time.perf_counter() > self.deadline:
                 self.stopped = f"time limit reached at layer {start} of {n}"
                 return None
-            for end, segment, cost in self.segments(start):
+            for end, subbatches, cost in self.segments(start):
                 energy = sum(cost.energy_breakdown_pj.values())
                 for k, label in enumerate(labels[start]):
                     _insert(
                         labels[end],
-                        _Label(label.energy_pj + energy, label.latency_cycles + cost.latency_cycles, start, k, segment),
+                        _Label(
+                            label.energy_pj + energy, label.latency_cycles + cost.latency_cycles, start, k, subbatches
+                        ),
                     )
         if not labels[n]:
             self.stopped = "no tree of the subspace fits the tile buffers"
@@ -152,8 +182,7 @@ class SegmentDP:
         end, k = n, best
         while end > 0:
             label = labels[end][k]
-            assert label.segment is not None
-            children.append(label.segment)
+            children.append(self.node(label.previous, end, label.subbatches))
             end, k = label.previous, label.previous_label
         return RATree(Cut(CutKind.T, self.instance.batch, 1, tuple(reversed(children))))
 

@@ -86,5 +86,5 @@ def test_a_spent_time_limit_is_a_status() -> None:
 def test_s_segments_never_have_more_layers_than_tiles() -> None:
     instance = small(6, 2)
     dp = SegmentDP(instance, CutKind.S)
-    lengths = [len(segment.children) for _, segment, _ in dp.segments(0) if isinstance(segment, Cut)]
+    lengths = [end for end, subbatches, _ in dp.segments(0) if subbatches]
     assert max(lengths) <= instance.n_tiles and dp.evaluated > 0

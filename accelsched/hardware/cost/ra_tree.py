@@ -77,7 +77,7 @@ do not overlap or contend inside a segment beyond the busiest-link bound.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import NamedTuple
@@ -105,6 +105,7 @@ __all__ = [
     "NodeInfo",
     "RATreeCost",
     "SegmentCost",
+    "TCutSegments",
     "TreeAnalysis",
     "analyze",
     "balance_tiles",
@@ -562,6 +563,90 @@ class _Flow(NamedTuple):
     succs: dict[str, list[str]]
 
 
+@dataclass
+class _Share:
+    """What some layers of a segment add to its cost: DRAM bytes, on-chip energy, tile buffers, NoC (``links``)."""
+
+    links: _Links
+    read: float = 0.0
+    written: float = 0.0
+    onchip_pj: dict[str, float] = field(default_factory=dict)
+    weight_bytes: dict[int, float] = field(default_factory=dict)
+    """Per tile: weights of the layers' parts (they stay on chip across the segment's sub-batches)."""
+    working_set: dict[int, float] = field(default_factory=dict)
+    """Per tile: the largest activation working set of the layers' parts."""
+
+    def add(self, other: _Share) -> None:
+        """Add ``other``'s layers (their link loads too)."""
+        self.read += other.read
+        self.written += other.written
+        for key, value in other.onchip_pj.items():
+            self.onchip_pj[key] = self.onchip_pj.get(key, 0.0) + value
+        for tile, value in other.weight_bytes.items():
+            self.weight_bytes[tile] = self.weight_bytes.get(tile, 0.0) + value
+        for tile, value in other.working_set.items():
+            self.working_set[tile] = max(self.working_set.get(tile, 0.0), value)
+        for link, value in other.links.load.items():
+            self.links.load[link] = self.links.load.get(link, 0.0) + value
+        self.links.byte_hops += other.links.byte_hops
+
+
+def _layer_share(
+    name: str, runs: dict[str, LeafRun], flow: _Flow, single: dict[str, Layer], total: int, repeats: int, share: _Share
+) -> None:
+    """Add one layer of a segment to ``share``: its parts' buffers and on-chip energy, its weights, inputs
+    and outputs through DRAM or the NoC as ``flow`` routes them (a consumer missing from ``flow.routes`` is
+    outside the segment: the output goes to DRAM)."""
+    links = share.links
+    run = runs[name]
+    replicated = 1.0 if run.replicates_weights else 1.0 / len(run.parts)
+    for tile, part in zip(run.tiles, run.parts, strict=True):
+        share.weight_bytes[tile] = share.weight_bytes.get(tile, 0.0) + single[name].weight_bytes * replicated
+        acts = part.footprint_bytes.get("I", 0.0) + part.footprint_bytes.get("O", 0.0)
+        share.working_set[tile] = max(share.working_set.get(tile, 0.0), acts)
+    for part in run.parts:  # on-chip energy only: the segment accounts for DRAM itself
+        for key, value in part.energy_breakdown_pj.items():
+            if key != "dram":
+                share.onchip_pj[key] = share.onchip_pj.get(key, 0.0) + run.runs * value
+    layer = single[name]
+    weights = float(layer.weight_bytes) * repeats  # weights stay on chip across the segment's sub-batches
+    if weights:
+        share.read += weights
+        links.deliver([links.dram_node(run.tiles[0])], run.tiles, weights, run.replicates_weights)
+    producers = flow.preds[name]
+    if not producers:  # a network input
+        nbytes = float(layer.input_bytes) * total
+        share.read += nbytes
+        links.deliver([links.dram_node(run.tiles[0])], run.tiles, nbytes, run.replicates_inputs)
+    for producer in producers:
+        nbytes = float(single[producer].output_bytes) * total
+        if flow.routes[producer, name] == "noc":
+            links.deliver(runs[producer].tiles, run.tiles, nbytes, run.replicates_inputs)
+        else:
+            share.read += nbytes
+            links.deliver([links.dram_node(run.tiles[0])], run.tiles, nbytes, run.replicates_inputs)
+    consumers = flow.succs[name]
+    if not consumers or any(flow.routes.get((name, c), "dram") == "dram" for c in consumers):
+        nbytes = float(layer.output_bytes) * total
+        share.written += nbytes
+        for tile in run.tiles:
+            links.unicast(tile, links.dram_node(tile), nbytes / len(run.tiles))
+
+
+def _segment_of(path: str, share: _Share, tree_cycles: float, offchip: OffChip) -> SegmentCost:
+    """A segment's cost from its layers' share and its tree time."""
+    links = share.links
+    mesh = links.mesh
+    breakdown = dict(share.onchip_pj)
+    breakdown["dram"] = share.read * offchip.read_energy_pj_per_byte + share.written * offchip.write_energy_pj_per_byte
+    breakdown["noc"] = links.byte_hops * mesh.hop_energy_pj_per_byte
+    busiest = max(links.load.values(), default=0.0)
+    dram = share.read + share.written
+    latency = max(tree_cycles, dram / offchip.bandwidth_bytes_per_cycle, busiest / mesh.link_bandwidth_bytes_per_cycle)
+    buffers = {tile: share.weight_bytes[tile] + share.working_set[tile] for tile in sorted(share.weight_bytes)}
+    return SegmentCost(path, tree_cycles, dram, busiest, latency, breakdown, links.byte_hops, buffers)
+
+
 def _segment(
     path: str,
     node: RANode,
@@ -580,56 +665,10 @@ def _segment(
     ``repeats`` is the root's sub-batch number: the segment runs once per root sub-batch
     and loads its weights each time.
     """
-    mesh = links.mesh
-    breakdown: dict[str, float] = {}
-    read = written = 0.0
-    inside = set(layers)
-    routes = flow.routes
-    weight_bytes: dict[int, float] = {}
-    working_set: dict[int, float] = {}
-    for name in layers:
-        run = runs[name]
-        share = 1.0 if run.replicates_weights else 1.0 / len(run.parts)
-        for tile, part in zip(run.tiles, run.parts, strict=True):
-            weight_bytes[tile] = weight_bytes.get(tile, 0.0) + single[name].weight_bytes * share
-            acts = part.footprint_bytes.get("I", 0.0) + part.footprint_bytes.get("O", 0.0)
-            working_set[tile] = max(working_set.get(tile, 0.0), acts)
-        for part in run.parts:  # on-chip energy only: the segment accounts for DRAM itself
-            for key, value in part.energy_breakdown_pj.items():
-                if key != "dram":
-                    breakdown[key] = breakdown.get(key, 0.0) + run.runs * value
-        layer = single[name]
-        weights = float(layer.weight_bytes) * repeats  # weights stay on chip across the segment's sub-batches
-        if weights:
-            read += weights
-            links.deliver([links.dram_node(run.tiles[0])], run.tiles, weights, run.replicates_weights)
-        producers = flow.preds[name]
-        if not producers:  # a network input
-            nbytes = float(layer.input_bytes) * total
-            read += nbytes
-            links.deliver([links.dram_node(run.tiles[0])], run.tiles, nbytes, run.replicates_inputs)
-        for producer in producers:
-            nbytes = float(single[producer].output_bytes) * total
-            if routes[producer, name] == "noc":
-                links.deliver(runs[producer].tiles, run.tiles, nbytes, run.replicates_inputs)
-            else:
-                read += nbytes
-                links.deliver([links.dram_node(run.tiles[0])], run.tiles, nbytes, run.replicates_inputs)
-        consumers = flow.succs[name]
-        if not consumers or any(routes[name, c] == "dram" or c not in inside for c in consumers):
-            nbytes = float(layer.output_bytes) * total
-            written += nbytes
-            for tile in run.tiles:
-                links.unicast(tile, links.dram_node(tile), nbytes / len(run.tiles))
-    breakdown["dram"] = read * offchip.read_energy_pj_per_byte + written * offchip.write_energy_pj_per_byte
-    breakdown["noc"] = links.byte_hops * mesh.hop_energy_pj_per_byte
-    tree_cycles = repeats * _tree_cycles(node, path, runs, analysis)
-    busiest = max(links.load.values(), default=0.0)
-    latency = max(
-        tree_cycles, (read + written) / offchip.bandwidth_bytes_per_cycle, busiest / mesh.link_bandwidth_bytes_per_cycle
-    )
-    buffers = {tile: weight_bytes[tile] + working_set[tile] for tile in sorted(weight_bytes)}
-    return SegmentCost(path, tree_cycles, read + written, busiest, latency, breakdown, links.byte_hops, buffers)
+    share = _Share(links)
+    for name in layers:  # an edge leaving the segment is routed through DRAM (their common ancestor is the root)
+        _layer_share(name, runs, flow, single, total, repeats, share)
+    return _segment_of(path, share, repeats * _tree_cycles(node, path, runs, analysis), offchip)
 
 
 def segment_cost(instance: RATreeInstance, segment: RANode, stripe_cols: int | None = None) -> SegmentCost:
@@ -643,6 +682,83 @@ def segment_cost(instance: RATreeInstance, segment: RANode, stripe_cols: int | N
     if segment.batch != instance.batch:
         raise ValueError(f"segment_cost: a segment processes the total batch {instance.batch}, got {segment.batch}")
     return evaluate(instance, RATree(Cut(CutKind.T, instance.batch, 1, (segment,))), stripe_cols).segments[0]
+
+
+class TCutSegments:
+    """The costs of the T-Cut segments of a fixed layer order, one layer added at a time.
+
+    A segment ``Cut(T, B, s, [Leaf(l_i, B/s), ..., Leaf(l_{j-1}, B/s)])``, a child of the
+    root, gives every leaf all the tiles, so a layer's run is the same in every segment;
+    its traffic depends only on whether its neighbours in the order are in the segment
+    (a tensor from the previous child goes over the NoC, any other through DRAM,
+    :func:`route`). :meth:`grow` adds a segment's layers one by one, keeps the sum over
+    the layers whose neighbours are settled, and prices every end with the last layer
+    added on top: each segment costs O(1) layer shares instead of a full evaluation
+    (the Pareto DP over the LS subspace prices every segment of the network). The
+    costs are :func:`segment_cost`'s, up to the order of floating-point additions
+    (a test compares them).
+
+    Parameters
+    ----------
+    instance
+        The RA-tree instance.
+    subbatches
+        The segments' sub-batch number (a divisor of the batch).
+    stripe_cols
+        Serpentine stripe width, as in :func:`evaluate`.
+    """
+
+    def __init__(self, instance: RATreeInstance, subbatches: int, stripe_cols: int | None = None) -> None:
+        if subbatches < 1 or instance.batch % subbatches:
+            raise ValueError(f"TCutSegments: {subbatches} does not divide the batch {instance.batch}")
+        acc = instance.accelerator
+        mesh = acc.interconnect
+        assert isinstance(mesh, Mesh)
+        self.mesh, self.offchip, self.subbatches = mesh, acc.offchip, subbatches
+        self.order = instance.workload.names
+        self.position = {name: k for k, name in enumerate(self.order)}
+        self.total = instance.batch
+        self.single = {layer.name: layer for layer in instance.at_batch(1)}
+        at_leaf = instance.at_batch(instance.batch // subbatches)
+        tiles = serpentine_order(mesh, stripe_cols)
+        self.runs = {name: best_run(at_leaf[name], tiles, subbatches, acc.cores[0], acc.offchip) for name in self.order}
+        self.preds: dict[str, list[str]] = {name: [] for name in self.order}
+        self.succs: dict[str, list[str]] = {name: [] for name in self.order}
+        for p, c in instance.workload.edges:
+            self.preds[c].append(p)
+            self.succs[p].append(c)
+        self.nearest = _nearest_dram(mesh)
+        self._shares: dict[tuple[int, bool, bool], _Share] = {}
+
+    def _share(self, k: int, after_previous: bool, before_next: bool) -> _Share:
+        """Layer ``k``'s share when the layer before it (after it) in the order is in its segment."""
+        key = (k, after_previous, before_next)
+        if key not in self._shares:
+            name = self.order[k]
+            routes: dict[tuple[str, str], str] = {}
+            for p in self.preds[name]:
+                routes[p, name] = "noc" if after_previous and self.position[p] == k - 1 else "dram"
+            for c in self.succs[name]:
+                routes[name, c] = "noc" if before_next and self.position[c] == k + 1 else "dram"
+            share = _Share(_Links(self.mesh, self.nearest))
+            _layer_share(name, self.runs, _Flow(routes, self.preds, self.succs), self.single, self.total, 1, share)
+            self._shares[key] = share
+        return self._shares[key]
+
+    def grow(self, start: int) -> Iterator[tuple[int, SegmentCost]]:
+        """``(end, cost)`` of the segments over layers ``start .. end - 1``, for ``end = start + 2, ...``."""
+        base = _Share(_Links(self.mesh, self.nearest))
+        cycles = 0.0
+        for end in range(start + 2, len(self.order) + 1):
+            settled = end - 2
+            base.add(self._share(settled, settled > start, True))
+            cycles += self.runs[self.order[settled]].latency_cycles
+            last = end - 1
+            share = _Share(_Links(self.mesh, self.nearest))
+            share.add(base)
+            share.add(self._share(last, True, False))
+            tree_cycles = self.subbatches * (cycles + self.runs[self.order[last]].latency_cycles)
+            yield end, _segment_of("root/0", share, tree_cycles, self.offchip)
 
 
 @cache

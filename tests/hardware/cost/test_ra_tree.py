@@ -12,6 +12,7 @@ from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost.layer_cost import layer_cost
 from accelsched.hardware.cost.ra_tree import (
     RATreeCost,
+    TCutSegments,
     analyze,
     balance_tiles,
     evaluate,
@@ -22,7 +23,16 @@ from accelsched.hardware.cost.ra_tree import (
 from accelsched.hardware.spec import Mesh
 from accelsched.models.registry import load_workload
 from accelsched.models.workload import Workload
-from accelsched.problems.ra_tree import RATreeInstance, check, parse_tree, sequential_tree, tile_buffer_bytes
+from accelsched.problems.ra_tree import (
+    Cut,
+    CutKind,
+    Leaf,
+    RATreeInstance,
+    check,
+    parse_tree,
+    sequential_tree,
+    tile_buffer_bytes,
+)
 from tests.problems.test_ra_tree import TEXT, diamond
 
 
@@ -263,3 +273,31 @@ def test_leaf_splits_prefer_parts_that_fit_a_tile_buffer() -> None:
     assert big.weight_bytes > tile_buffer_bytes(instance.accelerator)
     assert cost.leaves[big.name].split_dim in ("K", "G")
     check(instance, sequential_tree(workload))
+
+
+@pytest.mark.parametrize(
+    ("workload", "hardware", "batch"),
+    [("googlenet", "set-edge-4x4", 1), ("set-resnet50", "set-cloud-12x12", 4), ("random:9:3", "set-edge-4x4", 2)],
+)
+def test_incremental_t_cut_segments_cost_what_the_evaluator_says(workload: str, hardware: str, batch: int) -> None:
+    instance = RATreeInstance(load_workload(workload, batch=batch), load_accelerator(hardware), 2, 1)
+    names = instance.workload.names
+    for subbatches in (s for s in range(1, batch + 1) if batch % s == 0):
+        priced = TCutSegments(instance, subbatches)
+        for start in sorted({0, 3, len(names) - 4}):
+            ends = []
+            for end, cost in itertools.islice(priced.grow(start), 8):
+                leaves = tuple(Leaf(name, batch // subbatches) for name in names[start:end])
+                expected = segment_cost(instance, Cut(CutKind.T, batch, subbatches, leaves))
+                for field in ("tree_cycles", "dram_bytes", "busiest_link_bytes", "latency_cycles", "noc_byte_hops"):
+                    assert getattr(cost, field) == pytest.approx(getattr(expected, field), rel=1e-12), field
+                assert cost.energy_breakdown_pj == pytest.approx(expected.energy_breakdown_pj, rel=1e-12)
+                assert cost.tile_buffer_bytes == pytest.approx(expected.tile_buffer_bytes, rel=1e-12)
+                ends.append(end)
+            assert ends == list(range(start + 2, min(start + 10, len(names) + 1)))
+
+
+def test_incremental_t_cut_segments_need_a_divisor_of_the_batch() -> None:
+    instance = RATreeInstance(load_workload("random:4:1", batch=4), load_accelerator("set-edge-4x4"), 2, 1)
+    with pytest.raises(ValueError, match="3 does not divide the batch 4"):
+        TCutSegments(instance, 3)
