@@ -88,6 +88,13 @@ def _parser() -> _Parser:
             p.add_argument("--methods", default=None, help="comma-separated methods (default: all of the problem)")
         p.add_argument("--time-limit", type=float, default=None, metavar="S", help="time limit per method, seconds")
         p.add_argument("--seed", type=int, default=0)
+        p.add_argument(
+            "--threads",
+            type=int,
+            default=1,
+            metavar="N",
+            help="threads of a solver (CP-SAT workers, HiGHS, CBC) or processes of an SA's chains",
+        )
         p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="problem option")
         p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -344,9 +351,9 @@ def _cmd_solve_or_gap(args: argparse.Namespace) -> int:
     acc = load_accelerator(args.hardware)
     instance = problem.make_instance(workload, acc, _options(args, problem.name))
     try:
-        options = SolveOptions(time_limit_s=args.time_limit, seed=args.seed)
+        options = SolveOptions(time_limit_s=args.time_limit, seed=args.seed, threads=args.threads)
     except ValueError as exc:
-        raise InputError(str(exc), "--time-limit / --seed") from None
+        raise InputError(str(exc), "--time-limit / --seed / --threads") from None
     if args.command == "solve":
         method = get_method(problem.name, args.method)
         warm = None

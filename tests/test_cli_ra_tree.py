@@ -71,3 +71,16 @@ def test_gap_runs_the_subspace_programs(capsys: pytest.CaptureFixture[str]) -> N
     assert {"dp-ls", "dp-lp"} <= set(rows) and all(rows[m][1] == "FEASIBLE" for m in ("dp-ls", "dp-lp"))
     assert rows["enumerate"][1] == "OPTIMAL"
     assert all(float(rows[m][2]) >= float(rows["enumerate"][2]) for m in ("dp-ls", "dp-lp"))
+
+
+def test_threads_run_the_chains_in_processes_and_a_bad_count_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    small = ("--workload", "random:4:1", "--batch", "2", "--hardware", "set-edge-4x4", "--method", "sa")
+    code, out, _ = run(capsys, "solve", "ra-tree", *small, "--threads", "2", "--json")
+    assert code == 0
+    parallel = json.loads(out)
+    assert "2 processes" in parallel["stats"]["native_status"]
+    code, out, _ = run(capsys, "solve", "ra-tree", *small, "--json")
+    assert code == 0 and json.loads(out)["objective"] == parallel["objective"]
+    code, out, err = run(capsys, "solve", "ra-tree", *small, "--threads", "0")
+    assert code != 0 and not out and "field threads must be an integer >= 1, got 0" in err
+    assert len(err.strip().splitlines()) == 1

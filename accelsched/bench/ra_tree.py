@@ -6,11 +6,12 @@ Usage::
                                              [--trees 30] [--repeats 5] [--out FILE.json]
     python -m accelsched.bench.ra_tree compare [--cases set-resnet50:1,set-resnet50:8,googlenet:1]
                                                [--hardware set-edge-4x4] [--time-limit 600]
-                                               [--methods dp-ls,dp-lp,sa-ls,sa-lp,sa] [--out FILE.json]
+                                               [--methods dp-ls,dp-lp,sa-ls,sa-lp,sa] [--threads 1] [--out FILE.json]
     python -m accelsched.bench.ra_tree render FILE.json [FILE.json ...] --out FILE.md
     python -m accelsched.bench.ra_tree plot --tree FILE [--workload W] [--hardware H] [--batch B] --out FILE.png
     python -m accelsched.bench.ra_tree rate  [--instances 50] [--first-seed 0] [--layers 5] [--batch 2]
-                                             [--chains 2] [--six] [--sa-repeats 1] [--out FILE.json]
+                                             [--chains 4] [--hot-chains 4] [--six] [--sa-repeats 1]
+                                             [--out FILE.json]
 
 Protocols
 ---------
@@ -21,8 +22,9 @@ on a warm cache of per-layer costs (as inside a search); the median over
 
 *compare*: per case (workload:batch) on ``--hardware`` with SET's default objective,
 the exact LS and LP programs (``dp-ls``, ``dp-lp``), the restricted SAs (``sa-ls``,
-``sa-lp``) and the full-space ``sa``, seed 0, each with the time limit: energy,
-latency, objective and time; the exact subspace optimum is never worse than the SA
+``sa-lp``) and the full-space ``sa``, seed 0, each with the time limit and
+``--threads`` (the SAs' chains run in that many processes): energy, latency, objective
+and time; the exact subspace optimum is never worse than the SA
 restricted to it, and the full SA is compared with both.
 
 *render*: the SET Fig. 8 style table of ``compare`` results: per platform and case,
@@ -35,7 +37,8 @@ in the serpentine numbering) on y, one box per run of a leaf.
 *rate*: ``--instances`` seeded random DAGs of ``--layers`` layers (seeds from
 ``--first-seed``; channels 4-16, 8x8 maps, the given batch) on ``set-edge-4x4`` with
 E^2 D: the optimum by exhaustive enumeration and the ``sa`` method (SET's budget, 100 x
-layers iterations per chain; ``--six``: SET's six operators without flip), seed =
+layers iterations per chain; ``--chains`` at SET's T0 and ``--hot-chains`` at the hot
+one, the method's 4 and 4 by default; ``--six``: SET's six operators without flip), seed =
 instance seed; the share of instances where SA reaches the optimum (1e-9 relative),
 its mean and largest gap. With ``--sa-repeats R`` the SA runs R times per instance
 (repeat r with seed ``instance + r * 100000``) and the rate of every repeat is
@@ -115,6 +118,7 @@ def measure_rate(
     layers: int,
     batch: int,
     chains: int,
+    hot_chains: int,
     six: bool = False,
     first_seed: int = 0,
     repeats: int = 1,
@@ -126,8 +130,8 @@ def measure_rate(
     instances, layers, batch
         Instances ``first_seed`` .. ``first_seed + instances - 1``: random DAGs of
         ``layers`` layers at ``batch`` samples.
-    chains
-        SA chains per run.
+    chains, hot_chains
+        SA chains per run at SET's initial temperature and at the hot one.
     six
         Draw SET's six operators only (default: the operators of the ``sa`` method).
     repeats
@@ -135,7 +139,7 @@ def measure_rate(
         repeat ``r`` seed ``instance + r * REPEAT_SEED_STRIDE``.
     """
     rows: list[dict[str, Any]] = []
-    params = RATreeSAParams(chains=chains, operators=OPERATORS if six else SA_OPERATORS)
+    params = RATreeSAParams(chains=chains, hot_chains=hot_chains, operators=OPERATORS if six else SA_OPERATORS)
     method = MethodSpec("sa", PROBLEM.name, "heuristic", lambda i, o, w: solve_sa(i, o, w, params))
     for seed in range(first_seed, first_seed + instances):
         workload = random_workload(layers, seed, channels=(4, 8, 16), height=8, width=8, batch=batch)
@@ -155,6 +159,7 @@ def measure_rate(
     per_repeat: list[list[float]] = [[r["repeat_gaps"][k] for r in rows] for k in range(repeats)]
     rates = [sum(g <= 1e-9 for g in column) / len(column) for column in per_repeat]
     return {"instances": instances, "first_seed": first_seed, "layers": layers, "batch": batch, "chains": chains,
+            "hot_chains": hot_chains, "t0": params.t0, "hot_t0": params.hot_t0,
             "operators": params.operators, "repeats": repeats, "optimum_rate": rates[0],
             "mean_gap": statistics.fmean(first), "max_gap": max(first),
             "repeat_optimum_rates": rates, "mean_optimum_rate": statistics.fmean(rates),
@@ -192,7 +197,12 @@ COMPARED = ("dp-ls", "dp-lp", "sa-ls", "sa-lp", "sa")
 
 
 def compare(
-    cases: Sequence[str], hardware: str, limit: float, methods: Sequence[str] = COMPARED, out: str | None = None
+    cases: Sequence[str],
+    hardware: str,
+    limit: float,
+    methods: Sequence[str] = COMPARED,
+    out: str | None = None,
+    threads: int = 1,
 ) -> dict[str, Any]:
     """The subspace optima, the restricted SAs and the full SA on each case (``out`` rewritten after each case)."""
     rows: list[dict[str, Any]] = []
@@ -204,7 +214,9 @@ def compare(
         print(f"  {name} batch {instance.batch} on {hardware} (E^{instance.energy_exponent} D^"
               f"{instance.delay_exponent}):", flush=True)  # fmt: skip
         for method in methods:
-            result = run_method(PROBLEM, instance, get_method(PROBLEM.name, method), SolveOptions(time_limit_s=limit))
+            result = run_method(
+                PROBLEM, instance, get_method(PROBLEM.name, method), SolveOptions(time_limit_s=limit, threads=threads)
+            )
             cost = result.cost
             rows.append({"workload": name, "batch": instance.batch, "method": method, "status": result.status.name,
                          "objective": result.objective, "runtime_s": result.runtime_s,
@@ -214,8 +226,8 @@ def compare(
             print(f"    {method:<6} {result.status.name:<24} {result.objective or float('nan'):12.4g} "
                   f"{result.runtime_s:8.1f} s", flush=True)  # fmt: skip
         if out:
-            _save({"hardware": hardware, "time_limit_s": limit, "rows": rows}, out)
-    return {"hardware": hardware, "time_limit_s": limit, "rows": rows}
+            _save({"hardware": hardware, "time_limit_s": limit, "threads": threads, "rows": rows}, out)
+    return {"hardware": hardware, "time_limit_s": limit, "threads": threads, "rows": rows}
 
 
 def _save(result: dict[str, Any], path: str) -> None:
@@ -271,7 +283,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--instances", type=int, default=50)
     parser.add_argument("--layers", type=int, default=5)
-    parser.add_argument("--chains", type=int, default=2)
+    parser.add_argument("--chains", type=int, default=RATreeSAParams().chains, help="rate: chains at SET's T0")
+    parser.add_argument("--hot-chains", type=int, default=RATreeSAParams().hot_chains, help="rate: hot chains")
+    parser.add_argument("--threads", type=int, default=1, help="compare: processes of the SAs' chains")
     parser.add_argument("--six", action="store_true", help="rate: SET's six operators only (no flip)")
     parser.add_argument("--first-seed", type=int, default=0, help="rate: seed of the first instance")
     parser.add_argument("--sa-repeats", type=int, default=1, help="rate: SA runs per instance (seeds in the docstring)")
@@ -299,14 +313,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"S-T graph written to {args.out}")
         return 0
     if args.what == "compare":
-        result = compare(args.cases.split(","), args.hardware, args.time_limit, args.methods.split(","), args.out)
+        result = compare(args.cases.split(","), args.hardware, args.time_limit, args.methods.split(","), args.out,
+                         args.threads)  # fmt: skip
     elif args.what == "evals":
         result = measure_evals(args.workload, args.hardware, args.batch or 1, args.trees, args.repeats)
         print(f"{args.workload} on {args.hardware}, batch {result['batch']}: median "
               f"{result['median_ms_per_tree']:.2f} ms per RA-tree evaluation over {result['trees']} trees")  # fmt: skip
     else:
-        result = measure_rate(args.instances, args.layers, args.batch or 2, args.chains, args.six, args.first_seed,
-                              args.sa_repeats)  # fmt: skip
+        result = measure_rate(args.instances, args.layers, args.batch or 2, args.chains, args.hot_chains, args.six,
+                              args.first_seed, args.sa_repeats)  # fmt: skip
         print(f"SA reaches the optimum on {result['optimum_rate']:.0%} of {args.instances} instances of "
               f"{args.layers} layers; mean gap {result['mean_gap']:.3%}, largest {result['max_gap']:.3%}")  # fmt: skip
         if args.sa_repeats > 1:

@@ -6,10 +6,11 @@ iteration, evaluates the tree with the shared cost model, and accepts a worse tr
 with probability ``exp(-(dC / C) / T)``, ``T_n = T0 (1 - n/N) / (1 + alpha n/N)`` with
 ``T0 = 0.07``, ``alpha = 8`` and ``N = 100 x layers`` iterations. For the last 10 % of
 its iterations a chain restarts from the best tree it has seen. Several chains run
-with independent seeds (derived from the run's seed) and the best tree is returned;
-SET's reference implementation runs four, ``chains`` defaults to two (with four, the
-rates expected from the single-chain shares below are 0.81 on seeds 1000-1049 and
-0.84 on seeds 0-49, against 0.75 and 0.80 with two).
+with independent seeds (chain ``i`` has the ``i``-th seed spawned from the run's seed)
+and the best tree is returned: four at SET's ``T0``, as in SET's reference
+implementation, and four *hot* chains at ``T0 = 2`` (a deviation, below). The chains run
+in ``SolveOptions.threads`` processes, each process over its own cache of evaluated
+trees; the result does not depend on the number of processes.
 
 An iteration is a proposed neighbour: an operator that cannot apply to the current
 tree (no two independent adjacent leaves to swap, no cut to delete, ...) is drawn
@@ -34,7 +35,7 @@ on the 5-layer instance of seed 32). Measured against enumeration on random 5-la
 instances (batch 2, E^2 D), single chains, 20 seeds per instance: the share reaching
 the optimum rises from 0.61 to 0.70 on seeds 1000-1049 and from 0.63 to 0.76 on seeds
 0-49 (``python -m accelsched.bench.ra_tree rate``, with and without ``--six``, gives
-the method's rate with two chains).
+the method's rate).
 
 What limits the rate on such small instances (measured on the instances of seeds 0-49
 and 1000-1049 that chains miss): the enumeration optimum is always a tree the SA
@@ -52,6 +53,20 @@ alone explains the misses, though: on seeds 1000-1049 ten times the iterations r
 the single-chain share from 0.70 to 0.78 (two chains: 0.75 to 0.82), ``T0 = 2`` to
 0.75 (0.83).
 
+Deviation from the paper: the hot chains. More chains at SET's ``T0`` do not reach 90 %
+of the 5-layer optima: from the single-chain shares (12 seeds per instance) the
+expected rate of ``k`` chains is 0.87 / 0.79 (seeds 0-49 / 1000-1049) for ``k = 4``,
+0.92 / 0.85 for 8 and 0.97 / 0.93 for 32, because on 3 of the 50 instances of seeds
+1000-1049 no chain of 12 found the optimum. A hotter ``T0`` alone does not do either:
+``T0 = 2`` raises the 5-layer shares (expected 0.91 / 0.90 with 4 chains) but burns
+the budget on large networks, whose moves change the cost 25 times less (2 chains, seed
+0, ``set-edge-4x4``: ResNet-50 batch 1 10 % worse than at SET's ``T0``, batch 8 61 %,
+GoogLeNet batch 1 10 %). The two miss different instances, so ``sa`` runs both: four
+chains at SET's ``T0`` (their seeds are those of a run without hot chains, so the
+result is never worse than SET's four chains with the same seed) and four at ``T0 =
+2``; expected 0.95 / 0.92. ``hot_chains = 0`` gives SET's protocol. On 2 cores the
+eight chains of ResNet-50 at batch 1 take about as long as two chains in one process.
+
 A tree that breaks a rule of the problem costs infinity (never accepted), and so does
 one with an S-Cut whose tile allocation is unbalanced: the work of its children over
 the cut's tiles times the bottleneck, ``sum_i NPT_i / (C max_i NPT_i / f_i)``, below
@@ -63,9 +78,15 @@ rejected), as in the paper's comparison.
 from __future__ import annotations
 
 import math
+import os
+import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, replace
 from functools import partial
+from multiprocessing import get_context
 
 import numpy as np
 
@@ -106,9 +127,15 @@ class RATreeSAParams:
     rounds_per_layer
         Iterations per chain per layer (SET: 100).
     chains
-        Independent chains, >= 1.
+        Independent chains at SET's initial temperature ``t0``, >= 1 (SET's reference
+        implementation: 4).
     t0, alpha
         SET's schedule.
+    hot_chains
+        Further chains at the initial temperature ``hot_t0``, >= 0 (module docstring:
+        SET's ``t0`` is too cold for the coarse cost landscapes of small networks).
+    hot_t0
+        Initial temperature of the hot chains, > 0.
     restart_fraction
         Share of the iterations at the end of a chain that restart from its best tree.
     min_balance
@@ -124,9 +151,11 @@ class RATreeSAParams:
     """
 
     rounds_per_layer: int = 100
-    chains: int = 2
+    chains: int = 4
     t0: float = 0.07
     alpha: float = 8.0
+    hot_chains: int = 4
+    hot_t0: float = 2.0
     restart_fraction: float = 0.1
     min_balance: float = 0.75
     subspace: CutKind | None = None
@@ -149,17 +178,18 @@ class RATreeSAParams:
                 raise ValueError(
                     f"RATreeSAParams: field operator_weights must hold (operator, weight > 0) pairs, got {entry!r}"
                 )
-        for name in ("rounds_per_layer", "chains"):
+        for name, least in (("rounds_per_layer", 1), ("chains", 1), ("hot_chains", 0)):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"RATreeSAParams: field {name} must be an integer >= 1, got {value!r}")
-        for name, low, high in (("t0", 0, math.inf), ("alpha", 0, math.inf), ("restart_fraction", 0, 1),
-                                ("min_balance", 0, 1)):  # fmt: skip
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"RATreeSAParams: field {name} must be an integer >= {least}, got {value!r}")
+        for name, low, high in (("t0", 0, math.inf), ("hot_t0", 0, math.inf), ("alpha", 0, math.inf),
+                                ("restart_fraction", 0, 1), ("min_balance", 0, 1)):  # fmt: skip
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
                 raise ValueError(f"RATreeSAParams: field {name} must be in [{low}, {high}], got {value!r}")
-        if self.t0 == 0:
-            raise ValueError("RATreeSAParams: field t0 must be > 0, got 0")
+        for name in ("t0", "hot_t0"):
+            if getattr(self, name) == 0:
+                raise ValueError(f"RATreeSAParams: field {name} must be > 0, got 0")
 
 
 def in_subspace(tree: RATree, kind: CutKind) -> bool:
@@ -236,6 +266,12 @@ def solve_sa(
 ) -> Result[RATree]:
     """Anneal RA trees (module docstring).
 
+    The chains run in ``options.threads`` processes (one process: in this one, over a
+    cache shared by every chain). The result does not depend on the number of
+    processes: chain ``i`` always has the ``i``-th seed spawned from ``options.seed``
+    and its own temperature, and the best tree is that of the first chain reaching
+    the least cost.
+
     Returns
     -------
     Result
@@ -243,10 +279,12 @@ def solve_sa(
     """
     options = options or SolveOptions()
     chosen = params or RATreeSAParams()
+    origin = time.time()
     start = time.perf_counter()
     chain = _Chain(instance, chosen)
     initial = warm_start if warm_start is not None else sequential_tree(instance.workload)
-    if not math.isfinite(chain.cost(initial)):
+    initial_cost = chain.cost(initial)
+    if not math.isfinite(initial_cost):
         reason = "the warm start" if warm_start is not None else "the layer-sequential tree"
         return Result.no_solution(
             Status.INFEASIBLE,
@@ -255,39 +293,42 @@ def solve_sa(
             f"{reason} breaks a rule or is unbalanced",
             runtime_s=time.perf_counter() - start,
         )
+    count = chosen.chains + chosen.hot_chains
+    seeds = np.random.SeedSequence(options.seed).spawn(count)
+    temperatures = [chosen.t0] * chosen.chains + [chosen.hot_t0] * chosen.hot_chains
+    workers = min(options.threads, count)
+    plans = [
+        _ChainPlan(instance, chosen, initial, tuple((i, seeds[i], temperatures[i]) for i in range(w, count, workers)),
+                   origin, options.time_limit_s)
+        for w in range(workers)
+    ]  # fmt: skip
+    ran = _in_processes(plans) if workers > 1 else None
+    if ran is None:  # one process, or the worker processes could not start
+        every = tuple(sorted((c for plan in plans for c in plan.chains), key=lambda c: c[0]))
+        outcomes, evaluations = _run_plan(replace(plans[0], chains=every), chain)
+    else:
+        outcomes = [outcome for part, _ in ran for outcome in part]
+        evaluations = chain.evaluations + sum(count for _, count in ran)
+    outcomes.sort(key=lambda outcome: outcome.index)
+    best, best_cost = initial, initial_cost
+    for outcome in outcomes:
+        if outcome.best_cost < best_cost:
+            best, best_cost = outcome.best, outcome.best_cost
+    iterations = sum(outcome.iterations for outcome in outcomes)
+    trace = [(0.0, initial_cost)]
+    for point in sorted(point for outcome in outcomes for point in outcome.trace):
+        if point[1] < trace[-1][1]:
+            trace.append(point)
     total = chosen.rounds_per_layer * len(instance.workload)
-    restart_at = max(1, round(total * (1 - chosen.restart_fraction)))
-    best, best_cost = initial, chain.cost(initial)
-    trace: list[tuple[float, float]] = [(0.0, best_cost)]
-    iterations = 0
-    schedule = HyperbolicSchedule(chosen.t0, chosen.alpha, total)
-    seeds = np.random.SeedSequence(options.seed).spawn(chosen.chains)
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        current = initial
-        for phase, (first, budget) in enumerate(((0, restart_at), (restart_at, total - restart_at))):
-            if budget <= 0:
-                continue
-            outcome = anneal(
-                current,
-                chain.cost,
-                chain.move,
-                lambda n, first=first: schedule(first + n),
-                _stop(options, budget, start),
-                rng,
-                start_time=start,
-            )
-            iterations += outcome.iterations
-            for point in outcome.trace:
-                if point[1] < trace[-1][1]:
-                    trace.append(point)
-            if outcome.best_cost < best_cost:
-                best, best_cost = outcome.best, outcome.best_cost
-            current = outcome.best  # the last phase restarts from the chain's best tree
-            if phase == 0 and options.time_limit_s is not None and time.perf_counter() - start >= options.time_limit_s:
-                break
-    note = f"{chosen.chains} chains x {total} iterations, {chain.evaluations} trees evaluated"
-    if iterations < chosen.chains * total:
+    note = f"{chosen.chains} chains at T0 = {chosen.t0:g}"
+    if chosen.hot_chains:
+        note += f" and {chosen.hot_chains} at T0 = {chosen.hot_t0:g}"
+    note += f", {total} iterations each, {evaluations} trees evaluated"
+    if ran is not None:
+        note += f", {workers} processes"
+    elif workers > 1:
+        note += f", in one process (the {workers} worker processes could not start)"
+    if iterations < count * total:
         note += f"; stopped by the time limit after {iterations} iterations"
     return Result(
         Status.FEASIBLE,
@@ -297,14 +338,96 @@ def solve_sa(
         objective=best_cost,
         runtime_s=time.perf_counter() - start,
         seed=options.seed,
-        stats=SolveStats(iterations=iterations, trace=tuple(sorted(trace)), native_status=note),
+        stats=SolveStats(iterations=iterations, trace=tuple(trace), native_status=note),
     )
 
 
-def _stop(options: SolveOptions, budget: int, start: float) -> StoppingCriterion:
+@dataclass(frozen=True)
+class _ChainPlan:
+    """The chains one process runs, one after the other over one cache.
+
+    ``chains`` holds ``(index, seed, T0)`` per chain; times count from ``origin``
+    (``time.time()`` at the solve's start: wall clock, the one clock processes share).
+    """
+
+    instance: RATreeInstance
+    params: RATreeSAParams
+    initial: RATree
+    chains: tuple[tuple[int, np.random.SeedSequence, float], ...]
+    origin: float
+    time_limit_s: float | None
+
+
+@dataclass(frozen=True)
+class _ChainOutcome:
+    """What one chain found: its best tree, iterations and trace (times from the solve's start)."""
+
+    index: int
+    best: RATree
+    best_cost: float
+    iterations: int
+    trace: tuple[tuple[float, float], ...]
+
+
+def _run_plan(plan: _ChainPlan, chain: _Chain | None = None) -> tuple[list[_ChainOutcome], int]:
+    """Run the chains of ``plan``: their outcomes and the number of trees this process evaluated."""
+    chain = chain or _Chain(plan.instance, plan.params)
+    before = chain.evaluations
+    start = time.perf_counter() - (time.time() - plan.origin)  # the solve's start on this process's clock
+    total = plan.params.rounds_per_layer * len(plan.instance.workload)
+    restart_at = max(1, round(total * (1 - plan.params.restart_fraction)))
+    outcomes = []
+    for index, seed, t0 in plan.chains:
+        rng = np.random.default_rng(seed)
+        schedule = HyperbolicSchedule(t0, plan.params.alpha, total)
+        current, iterations = plan.initial, 0
+        best, best_cost = current, chain.cost(current)
+        trace: list[tuple[float, float]] = []
+        for first, budget in ((0, restart_at), (restart_at, total - restart_at)):
+            if budget <= 0 or _expired(plan.time_limit_s, start):
+                continue
+            outcome = anneal(
+                current,
+                chain.cost,
+                chain.move,
+                lambda n, first=first, schedule=schedule: schedule(first + n),
+                _stop(plan.time_limit_s, budget, start),
+                rng,
+                start_time=start,
+            )
+            iterations += outcome.iterations
+            trace.extend(outcome.trace)
+            if outcome.best_cost < best_cost:
+                best, best_cost = outcome.best, outcome.best_cost
+            current = outcome.best  # the last phase restarts from the chain's best tree
+        outcomes.append(_ChainOutcome(index, best, best_cost, iterations, tuple(trace)))
+    return outcomes, chain.evaluations - before
+
+
+def _in_processes(plans: Sequence[_ChainPlan]) -> list[tuple[list[_ChainOutcome], int]] | None:
+    """Run each plan in a spawned process; None when the processes cannot start.
+
+    Spawned processes import the caller's main module again, which fails when it has no
+    file (a script piped to ``python -``): the chains then run in this process.
+    """
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    if main is not None and not os.path.exists(main):
+        return None
+    try:
+        with ProcessPoolExecutor(max_workers=len(plans), mp_context=get_context("spawn")) as pool:
+            return list(pool.map(_run_plan, plans))
+    except BrokenProcessPool:
+        return None
+
+
+def _expired(time_limit_s: float | None, start: float) -> bool:
+    return time_limit_s is not None and time.perf_counter() - start >= time_limit_s
+
+
+def _stop(time_limit_s: float | None, budget: int, start: float) -> StoppingCriterion:
     criterion: StoppingCriterion = MaxIterations(budget)
-    if options.time_limit_s is not None:
-        criterion = AnyOf(criterion, MaxRuntime(options.time_limit_s, start=start))
+    if time_limit_s is not None:
+        criterion = AnyOf(criterion, MaxRuntime(time_limit_s, start=start))
     return criterion
 
 

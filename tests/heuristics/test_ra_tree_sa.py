@@ -68,17 +68,42 @@ def test_operators_by_hand() -> None:
 
 def test_sa_is_deterministic_under_a_seed() -> None:
     inst = small(5, 4, batch=2)
-    params = RATreeSAParams(rounds_per_layer=20, chains=2)
+    params = RATreeSAParams(rounds_per_layer=20, chains=2, hot_chains=1)
     a = solve_sa(inst, SolveOptions(seed=3), params=params)
     b = solve_sa(inst, SolveOptions(seed=3), params=params)
     assert a.solution == b.solution and a.objective == b.objective
+
+
+def test_chains_in_processes_give_the_result_of_one_process() -> None:
+    """Chain i has the i-th seed and its own temperature wherever it runs; the trace is merged by time."""
+    inst = small(5, 4, batch=2)
+    params = RATreeSAParams(rounds_per_layer=20, chains=2, hot_chains=1)
+    one = solve_sa(inst, SolveOptions(seed=5), params=params)
+    two = solve_sa(inst, SolveOptions(seed=5, threads=2), params=params)
+    assert "2 processes" in two.stats.native_status and "processes" not in one.stats.native_status
+    assert two.solution == one.solution and two.objective == one.objective
+    assert two.stats.iterations == one.stats.iterations == 3 * 20 * len(inst.workload)
+    for result in (one, two):
+        costs = [cost for _, cost in result.stats.trace]
+        assert costs == sorted(costs, reverse=True) and costs[-1] == result.objective
+
+
+def test_hot_chains_only_add_to_set_chains() -> None:
+    """SET's chains keep their seeds when hot chains are added, so the result is never worse than theirs."""
+    for seed in range(4):
+        inst = small(5, seed, batch=2)
+        cold = solve_sa(inst, SolveOptions(seed=seed), params=RATreeSAParams(rounds_per_layer=30, hot_chains=0))
+        both = solve_sa(inst, SolveOptions(seed=seed), params=RATreeSAParams(rounds_per_layer=30))
+        assert cold.objective is not None and both.objective is not None
+        assert both.objective <= cold.objective
+        assert "4 chains at T0 = 0.07 and 4 at T0 = 2" in both.stats.native_status
 
 
 def test_sa_never_beats_enumeration_and_is_close_to_it() -> None:
     """On 8 random 4-layer instances: never better than the optimum; mostly equal to it, never far.
 
     A regression guard on the search quality (SET's budget of 100 x layers iterations,
-    2 chains); the rate on 50 instances of 5 layers is measured by
+    the method's chains); the rate on 50 instances of 5 layers is measured by
     ``python -m accelsched.bench.ra_tree rate``.
     """
     gaps = []
@@ -112,6 +137,10 @@ def test_warm_start_and_time_limit() -> None:
     assert "stopped by the time limit" in result.stats.native_status
     with pytest.raises(ValueError, match="field chains must be an integer >= 1, got 0"):
         RATreeSAParams(chains=0)
+    with pytest.raises(ValueError, match="field hot_chains must be an integer >= 0, got -1"):
+        RATreeSAParams(hot_chains=-1)
+    with pytest.raises(ValueError, match="field hot_t0 must be > 0, got 0"):
+        RATreeSAParams(hot_t0=0)
 
 
 def test_flip_turns_a_cut_into_the_other_kind_and_unknown_operators_are_rejected() -> None:
