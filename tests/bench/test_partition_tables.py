@@ -63,7 +63,9 @@ def test_render_names_where_a_bound_comes_from(tmp_path: Path, source: str) -> N
     path.write_text(json.dumps(payload))
     partition_tables.render(path)
     shown = "column generation" if source.startswith("column") else source
-    assert f"| {shown} |" in (tmp_path / "partition_fig11.md").read_text()
+    text = (tmp_path / "partition_fig11.md").read_text()
+    assert f"| {shown} |" in text
+    assert ("older rows: the compulsory traffic" in text) == (source == "compulsory traffic")  # caption: only if used
 
 
 def test_coexplore_table_states_the_bound_of_an_unproven_exact_row() -> None:
