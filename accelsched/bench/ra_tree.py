@@ -52,9 +52,10 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import re
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -240,6 +241,18 @@ LABELS = {"dp-ls": "LS (exact)", "dp-lp": "LP (exact)", "sa-ls": "LS (SA)", "sa-
           "tangram": "Tangram-like"}  # fmt: skip
 
 
+def search_note(row: Mapping[str, Any]) -> str:
+    """The chains of an SA row (``2 chains``, ``4 + 4 hot chains``) and ``time-limited`` when it was; ``-`` else."""
+    note = str(row.get("note") or "")
+    found = re.match(r"(\d+) chains(?: at T0 = \S+ and (\d+) at T0)?", note)
+    parts = []
+    if found:
+        parts.append(f"{found[1]} + {found[2]} hot chains" if found[2] else f"{found[1]} chains")
+    if "stopped by the time limit" in note:
+        parts.append("time-limited")
+    return ", ".join(parts) or "-"
+
+
 def render(paths: Sequence[str]) -> str:
     """Markdown tables of ``compare`` results, one per file (platform)."""
     lines = ["# RA trees: LS, LP and SET's SA (SET Fig. 8 style)", ""]
@@ -247,8 +260,8 @@ def render(paths: Sequence[str]) -> str:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
         lines += [f"## {data['hardware']} (time limit {data['time_limit_s']:.0f} s per method)", "",
-                  "| workload | batch | method | energy uJ | latency M cycles | objective | x SET | time s |",
-                  "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+                  "| workload | batch | method | energy uJ | latency M cycles | objective | x SET | time s | search |",
+                  "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
         cases = list(dict.fromkeys((r["workload"], r["batch"]) for r in data["rows"]))
         for workload, batch in cases:
             rows = [r for r in data["rows"] if (r["workload"], r["batch"]) == (workload, batch)]
@@ -256,14 +269,16 @@ def render(paths: Sequence[str]) -> str:
             for r in rows:
                 if r["objective"] is None:
                     lines.append(f"| {workload} | {batch} | {LABELS.get(r['method'], r['method'])} | - | - | "
-                                 f"{r['status']} | - | {r['runtime_s']:.0f} |")  # fmt: skip
+                                 f"{r['status']} | - | {r['runtime_s']:.0f} | {search_note(r)} |")  # fmt: skip
                     continue
                 ratio = f"{r['objective'] / reference:.2f}" if reference else "-"
                 lines.append(f"| {workload} | {batch} | {LABELS.get(r['method'], r['method'])} | "
                              f"{r['energy_pj'] / 1e6:.1f} | {r['latency_cycles'] / 1e6:.3f} | {r['objective']:.4g} | "
-                             f"{ratio} | {r['runtime_s']:.0f} |")  # fmt: skip
+                             f"{ratio} | {r['runtime_s']:.0f} | {search_note(r)} |")  # fmt: skip
         lines.append("")
-    lines.append("Every number is from a tree that passed `check` and the shared evaluator.")
+    lines.append("Every number is from a tree that passed `check` and the shared evaluator. *search*: the SA's "
+                 "chains (at SET's T0, + hot ones at a higher T0), and whether the time limit stopped "
+                 "them.")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

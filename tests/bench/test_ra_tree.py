@@ -1,0 +1,54 @@
+"""The RA-tree benchmarks: compare and render on a small network, the rate protocol, the search column."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from accelsched.bench import ra_tree
+
+
+@pytest.mark.parametrize(
+    ("note", "shown"),
+    [
+        ("2 chains x 7200 iterations, 13683 trees evaluated", "2 chains"),
+        ("4 chains at T0 = 0.07 and 4 at T0 = 2, 500 iterations each, 865 trees evaluated, 2 processes",
+         "4 + 4 hot chains"),
+        ("4 chains at T0 = 0.07, 500 iterations each, 9 trees evaluated; stopped by the time limit after 12 iterations",
+         "4 chains, time-limited"),
+        ("optimal in the LS subspace (889 segments evaluated)", "-"),
+    ],
+)  # fmt: skip
+def test_search_note_names_the_chains_and_a_time_limit(note: str, shown: str) -> None:
+    assert ra_tree.search_note({"note": note}) == shown
+
+
+def test_compare_then_render(tmp_path: Path) -> None:
+    out = tmp_path / "compare.json"
+    data = ra_tree.compare(["random:4:3:2"], "set-edge-4x4", 30, ["dp-ls", "dp-lp", "sa"], str(out))
+    assert json.loads(out.read_text()) == {**data, "python": json.loads(out.read_text())["python"]}
+    rows = {r["method"]: r for r in data["rows"]}
+    assert set(rows) == {"dp-ls", "dp-lp", "sa"} and all(r["objective"] for r in rows.values())
+    markdown = ra_tree.render([str(out)])
+    sa_line = next(line for line in markdown.splitlines() if "| SET (SA) |" in line)
+    assert sa_line.split(" | ")[6] == "1.00" and sa_line.endswith("| 4 + 4 hot chains |")
+    ls_line = next(line for line in markdown.splitlines() if "| LS (exact) |" in line)
+    assert float(ls_line.split(" | ")[6]) == pytest.approx(
+        rows["dp-ls"]["objective"] / rows["sa"]["objective"], abs=0.005
+    )
+
+
+def test_rate_compares_every_run_with_enumeration() -> None:
+    result = ra_tree.measure_rate(2, 4, 2, chains=1, hot_chains=1, first_seed=7, repeats=2)
+    assert (result["chains"], result["hot_chains"], result["hot_t0"]) == (1, 1, 2.0)
+    assert len(result["rows"]) == 2 and all(len(r["repeat_gaps"]) == 2 for r in result["rows"])
+    assert all(g >= -1e-9 for r in result["rows"] for g in r["repeat_gaps"])  # never below the optimum
+    assert result["optimum_rate"] == sum(r["gap"] <= 1e-9 for r in result["rows"]) / 2
+
+
+def test_bad_repeats_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        ra_tree.main(["rate", "--sa-repeats", "0"])
+    assert stopped.value.code == 2 and "--sa-repeats must be >= 1, got 0" in capsys.readouterr().err
