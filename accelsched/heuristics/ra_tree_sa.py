@@ -89,7 +89,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from functools import partial
-from multiprocessing import get_context
+from multiprocessing import current_process, get_context
 
 import numpy as np
 
@@ -412,10 +412,11 @@ def _in_processes(plans: Sequence[_ChainPlan]) -> list[tuple[list[_ChainOutcome]
     """Run each plan in a spawned process; None when the processes cannot start.
 
     Spawned processes import the caller's main module again, which fails when it has no
-    file (a script piped to ``python -``): the chains then run in this process.
+    file (a script piped to ``python -``), and a daemonic process (a ``multiprocessing.Pool``
+    or Dask worker) may not start any: the chains then run in this process.
     """
     main = getattr(sys.modules.get("__main__"), "__file__", None)
-    if main is not None and not os.path.exists(main):
+    if (main is not None and not os.path.exists(main)) or current_process().daemon:
         return None
     try:
         with ProcessPoolExecutor(max_workers=len(plans), mp_context=get_context("spawn")) as pool:

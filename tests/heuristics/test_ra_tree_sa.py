@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from functools import partial
+from types import SimpleNamespace
 from typing import Any, cast
 
 import numpy as np
 import pytest
 
 from accelsched.errors import InfeasibleSolution
+from accelsched.heuristics import ra_tree_sa
 from accelsched.heuristics.ra_tree_moves import EXTRA_OPERATORS, OPERATORS, neighbour
 from accelsched.heuristics.ra_tree_sa import METHODS, SA_OPERATORS, RATreeSAParams, in_subspace, solve_sa
 from accelsched.problems.ra_tree import PROBLEM, Cut, CutKind, check_structure, parse_tree, sequential_tree
@@ -86,6 +88,17 @@ def test_chains_in_processes_give_the_result_of_one_process() -> None:
     for result in (one, two):
         costs = [cost for _, cost in result.stats.trace]
         assert costs == sorted(costs, reverse=True) and costs[-1] == result.objective
+
+
+def test_chains_stay_in_this_process_where_no_process_can_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A daemonic process (a Pool or Dask worker) may not start processes: the chains run in it."""
+    inst = small(4, 1, batch=2)
+    params = RATreeSAParams(rounds_per_layer=10, chains=1, hot_chains=1)
+    alone = solve_sa(inst, SolveOptions(seed=2), params=params)
+    monkeypatch.setattr(ra_tree_sa, "current_process", lambda: SimpleNamespace(daemon=True))
+    result = solve_sa(inst, SolveOptions(seed=2, threads=2), params=params)
+    assert "in one process (the 2 worker processes could not start)" in result.stats.native_status
+    assert result.solution == alone.solution
 
 
 def test_hot_chains_only_add_to_set_chains() -> None:
