@@ -259,7 +259,8 @@ def render(paths: Sequence[str]) -> str:
     for path in paths:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
-        lines += [f"## {data['hardware']} (time limit {data['time_limit_s']:.0f} s per method)", "",
+        batches = ", ".join(str(b) for b in sorted({r["batch"] for r in data["rows"]}))
+        lines += [f"## {data['hardware']}, batch {batches} (time limit {data['time_limit_s']:.0f} s per method)", "",
                   "| workload | batch | method | energy uJ | latency M cycles | objective | x SET | time s | search |",
                   "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
         cases = list(dict.fromkeys((r["workload"], r["batch"]) for r in data["rows"]))

@@ -32,6 +32,7 @@ def test_compare_then_render(tmp_path: Path) -> None:
     rows = {r["method"]: r for r in data["rows"]}
     assert set(rows) == {"dp-ls", "dp-lp", "sa"} and all(r["objective"] for r in rows.values())
     markdown = ra_tree.render([str(out)])
+    assert "## set-edge-4x4, batch 2 (time limit 30 s per method)" in markdown
     sa_line = next(line for line in markdown.splitlines() if "| SET (SA) |" in line)
     assert sa_line.split(" | ")[6] == "1.00" and sa_line.endswith("| 4 + 4 hot chains |")
     ls_line = next(line for line in markdown.splitlines() if "| LS (exact) |" in line)
