@@ -307,8 +307,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sa-repeats", type=int, default=1, help="rate: SA runs per instance (seeds in the docstring)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    if args.sa_repeats < 1:
-        parser.error(f"--sa-repeats must be >= 1, got {args.sa_repeats}")
+    for flag, value, least in (("--sa-repeats", args.sa_repeats, 1), ("--threads", args.threads, 1),
+                               ("--chains", args.chains, 1), ("--hot-chains", args.hot_chains, 0)):  # fmt: skip
+        if value < least:
+            parser.error(f"{flag} must be >= {least}, got {value}")
     if args.what == "render":
         markdown = render(args.files)
         print(markdown)

@@ -49,7 +49,15 @@ def test_rate_compares_every_run_with_enumeration() -> None:
     assert result["optimum_rate"] == sum(r["gap"] <= 1e-9 for r in result["rows"]) / 2
 
 
-def test_bad_repeats_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["rate", "--sa-repeats", "0"], "--sa-repeats must be >= 1, got 0"),
+        (["compare", "--threads", "0"], "--threads must be >= 1, got 0"),
+        (["rate", "--hot-chains", "-1"], "--hot-chains must be >= 0, got -1"),
+    ],
+)
+def test_bad_counts_are_usage_errors(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     with pytest.raises(SystemExit) as stopped:
-        ra_tree.main(["rate", "--sa-repeats", "0"])
-    assert stopped.value.code == 2 and "--sa-repeats must be >= 1, got 0" in capsys.readouterr().err
+        ra_tree.main(argv)
+    assert stopped.value.code == 2 and message in capsys.readouterr().err
