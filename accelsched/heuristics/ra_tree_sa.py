@@ -273,8 +273,9 @@ def solve_sa(
     cache shared by every chain). Without a time limit the result does not depend on
     the number of processes: chain ``i`` always has the ``i``-th seed spawned from
     ``options.seed`` and its own temperature, and the best tree is that of the first
-    chain reaching the least cost. A time limit stops every chain at the same moment,
-    so with one it does (chains run at once get more of it than chains run in turn).
+    chain reaching the least cost. With a time limit it can: the limit stops every
+    chain at the same moment, and chains run at once get more of it than chains run in
+    turn.
 
     Returns
     -------
@@ -312,7 +313,7 @@ def solve_sa(
         outcomes, evaluations = _run_plan(replace(plans[0], chains=every), chain)
     else:
         outcomes = [outcome for part, _ in ran for outcome in part]
-        evaluations = chain.evaluations + sum(count for _, count in ran)
+        evaluations = chain.evaluations + sum(evaluated for _, evaluated in ran)
     outcomes.sort(key=lambda outcome: outcome.index)
     best, best_cost = initial, initial_cost
     for outcome in outcomes:
