@@ -145,6 +145,36 @@ def test_the_bound_counts_the_missing_columns_by_their_size() -> None:
     assert larger >= 3
 
 
+def test_a_charge_per_layer_gives_a_valid_and_often_stronger_bound() -> None:
+    """LB with duals lowered by a charge rho per layer stays below the optimum for any rho <= 0 (the
+    ratio of the most negative set, half and twice it), and the ratio's charge beats the charge-free
+    bound on some instances."""
+    stronger = tested = 0
+    for seed in range(16):
+        instance = small_instance(10 + seed % 3, seed, **CONFIGS[seed % len(CONFIGS)])
+        columns = enumerate_columns(instance, budget=20 + 15 * (seed % 3))
+        if columns.complete:
+            continue
+        best = run("enumerate", instance).objective
+        assert best is not None
+        master = RestrictedMaster(VariantTable(instance, columns))
+        lp = master.solve_lp()
+        pricing = PricingModel(instance, TrafficTerms.of(instance), master.table.metric_weight, min_size=lp.min_size)
+        answer = pricing.solve(lp.duals, math.inf)
+        if not answer.sets or answer.bound >= 0:
+            continue
+        tested += 1
+        free = lp.bound(answer.bound)
+        assert lp.bound(answer.bound, 0.0) == free
+        ratio = answer.bound / len(answer.sets[-1])  # the optimal set is the last incumbent
+        for rho in (ratio, ratio / 2, 2 * ratio):
+            mu = pricing.solve([p + rho for p in lp.duals], math.inf).bound
+            assert lp.bound(mu, rho) <= best + 1e-6 * abs(best), (seed, rho)
+        mu = pricing.solve([p + ratio for p in lp.duals], math.inf).bound
+        stronger += lp.bound(mu, ratio) > free + 1e-9 * abs(free)
+    assert tested >= 6 and stronger >= 2, (tested, stronger)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_the_master_starts_from_the_smallest_columns_and_stays_exact(
     seed: int, monkeypatch: pytest.MonkeyPatch
