@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 from accelsched.formulations import partition_colgen
-from accelsched.formulations.partition_colgen import ColumnGeneration, RestrictedMaster, prepare
+from accelsched.formulations.partition_colgen import ColumnGeneration, MasterLp, RestrictedMaster, prepare
 from accelsched.formulations.partition_common import VariantTable
 from accelsched.formulations.partition_cpsat import solve_cpsat_partition
 from accelsched.formulations.partition_milp import solve_milp
@@ -122,11 +123,21 @@ def test_column_generation_reaches_the_enumeration_optimum(seed: int) -> None:
         assert "every column below the gap listed" in result.stats.native_status
 
 
-def test_the_bound_counts_the_missing_columns_by_their_size() -> None:
-    """LB with every column of fewer than ``s`` layers in the master (at most n // s missing ones in a
-    partition) stays below the optimum, with the pricing solved to the end or stopped at its first set."""
-    larger = 0
-    for seed in range(10):
+class Unfinished(NamedTuple):
+    """A small instance whose enumeration stopped at a tight budget, with the master LP over the
+    listed columns, its pricing MILP and the brute-force optimum."""
+
+    seed: int
+    columns: ColumnSet
+    master: RestrictedMaster
+    lp: MasterLp
+    pricing: PricingModel
+    best: float
+
+
+def unfinished(seeds: range) -> Iterator[Unfinished]:
+    """The instances of ``seeds`` (10-12 layers, the configurations in turn) whose enumeration stops early."""
+    for seed in seeds:
         instance = small_instance(10 + seed % 3, seed, **CONFIGS[seed % len(CONFIGS)])
         columns = enumerate_columns(instance, budget=20 + 15 * (seed % 3))
         if columns.complete:
@@ -134,10 +145,18 @@ def test_the_bound_counts_the_missing_columns_by_their_size() -> None:
         best = run("enumerate", instance).objective
         assert best is not None
         master = RestrictedMaster(VariantTable(instance, columns))
-        larger += master.min_size > 2
         lp = master.solve_lp()
-        assert lp.min_size == master.min_size == max(2, columns.listed_below)
         pricing = PricingModel(instance, TrafficTerms.of(instance), master.table.metric_weight, min_size=lp.min_size)
+        yield Unfinished(seed, columns, master, lp, pricing, best)
+
+
+def test_the_bound_counts_the_missing_columns_by_their_size() -> None:
+    """LB with every column of fewer than ``s`` layers in the master (at most n // s missing ones in a
+    partition) stays below the optimum, with the pricing solved to the end or stopped at its first set."""
+    larger = 0
+    for seed, columns, master, lp, pricing, best in unfinished(range(10)):
+        larger += master.min_size > 2
+        assert lp.min_size == master.min_size == max(2, columns.listed_below)
         for max_sets in (1, None):
             beta = pricing.solve(lp.duals, math.inf, max_sets=max_sets).bound
             if math.isfinite(beta):
@@ -150,16 +169,7 @@ def test_a_charge_per_layer_gives_a_valid_and_often_stronger_bound() -> None:
     ratio of the most negative set, half and twice it), and the ratio's charge beats the charge-free
     bound on some instances."""
     stronger = tested = 0
-    for seed in range(16):
-        instance = small_instance(10 + seed % 3, seed, **CONFIGS[seed % len(CONFIGS)])
-        columns = enumerate_columns(instance, budget=20 + 15 * (seed % 3))
-        if columns.complete:
-            continue
-        best = run("enumerate", instance).objective
-        assert best is not None
-        master = RestrictedMaster(VariantTable(instance, columns))
-        lp = master.solve_lp()
-        pricing = PricingModel(instance, TrafficTerms.of(instance), master.table.metric_weight, min_size=lp.min_size)
+    for seed, _, _, lp, pricing, best in unfinished(range(16)):
         answer = pricing.solve(lp.duals, math.inf)
         if not answer.sets or answer.bound >= 0:
             continue
