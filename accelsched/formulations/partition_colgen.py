@@ -471,11 +471,19 @@ class ColumnGeneration:
         for members in sets:
             if len(members) < 2 or self.pricing.connect(members):
                 continue
-            if self.table.has(members) or not self._fits(members):
-                self.pricing.exclude(members)
-                continue
-            added += bool(self.table.add(members))
+            added += self._admit(members)
         return added
+
+    def _admit(self, members: Sequence[int], known: set[int] | None = None) -> bool:
+        """Add a connected set to the table when it is a new column; cut it from the pricing MILP
+        when it does not fit or is a column of the master whose bound is being proven (``known``:
+        their masks; None: every column of the table). Whether it was added."""
+        listed = self.table.has(members)
+        in_master = listed if known is None else mask_of(members) in known
+        if in_master or not self._fits(members):
+            self.pricing.exclude(members)
+            return False
+        return not listed and bool(self.table.add(members))
 
     def _fits(self, members: Sequence[int]) -> bool:
         return self.instance.fits_largest(self.instance.cost_model.subgraph(members))
@@ -569,10 +577,7 @@ class ColumnGeneration:
                 if self.pricing.connect(members):
                     continue
                 ratios.append(self.reduced_cost(members, lp.duals) / len(members))
-                if mask_of(members) in known or not self._fits(members):
-                    self.pricing.exclude(members)
-                elif not self.table.has(members):
-                    added += bool(self.table.add(members))
+                added += self._admit(members, known)
             if not answer.complete or answer.bound >= 0.0 or not ratios or min(ratios) >= rho:
                 break
             rho = min(ratios)
