@@ -72,11 +72,30 @@ forced traffic 5.75 MB.
 meets two or three sets that avoid the charged layers, and LB stayed below
 :math:`-1.7` MB after 150 s.)
 
+In-out separation
+-----------------
+The bound holds for any duals, not only the LP's. Moving the cover duals from
+:math:`\pi` to :math:`\pi'` moves :math:`\lambda^\top b` by :math:`\sum_i (\pi'_i - \pi_i)`
+and each master variant's reduced cost by :math:`-\sum_{i \in S_j} (\pi'_i - \pi_i)`
+(:meth:`MasterLp.at`); the pricing MILP at :math:`\pi'` gives :math:`\mu`. The
+*inner point* :math:`\pi^{in}` is the best-bound point at which the pricing proved
+:math:`\mu \ge 0` (the last of Dinkelbach's steps above, at first); the next LP gives
+:math:`\pi^{out}`, whose sum, the LP value, exceeds the bound. On the segment
+:math:`\pi(t) = \pi^{in} + t \Delta`, :math:`\Delta = \pi^{out} - \pi^{in}`, a missing set
+has :math:`d_S(\pi(t)) = d_S(\pi^{in}) - t \Delta(S)`, non-negative up to
+:math:`t_S = d_S(\pi^{in}) / \Delta(S)`; Dinkelbach's steps on :math:`t` (the least
+:math:`t_S` of the sets met) prove the bound at :math:`\pi(t)`
+(:meth:`ColumnGeneration._segment`), and its sets are new columns that cut the dual
+near the inner point. This is the in-out separation of Ben-Ameur and Neto (2007): the
+inner point keeps what earlier rounds proved, where the uniform charge starts again
+from each round's duals.
+
 Closing the gap
 ---------------
-Let :math:`U` be the objective of a valid partition. In a partition of objective at
-most :math:`U`, each subgraph's variant has :math:`d_j \le U - LB` (the other terms
-of the sum above are at least their share of LB). So the master's columns, the
+Let :math:`U` be the objective of a valid partition and LB a bound proven at duals
+:math:`\pi`. In a partition of objective at most :math:`U`, each subgraph's variant has
+:math:`d_j(\pi) \le U - LB` (the other terms of the sum above are at least their share
+of LB, and a missing column's share is at most 0). So the master's columns, the
 columns of :math:`U`'s partition and every column of reduced cost at most
 :math:`\theta = U - LB` hold an optimal partition: the exact models over them are
 exact. The pricing MILP lists the latter with cutoff :math:`\theta`: each set it
@@ -85,7 +104,10 @@ returns is excluded and the MILP is solved again, until it proves that none is l
 smaller :math:`U` lists fewer columns, so the integer program over the master's
 columns (the master with integer variables, cycles among the chosen subgraphs cut
 lazily: :math:`\sum_{j \in \text{cycle}} x_j \le |\text{cycle}| - 1`) is solved
-first.
+first. Nothing here needs the master to be optimal: the listing runs at the inner
+point, and it is tried as soon as the inner point's bound comes within
+:data:`CLOSE_GAP` of the LP value; one that adds :data:`LISTING_LIMIT` columns gives
+up, and column generation goes on with them in the master.
 
 Running order (:class:`ColumnGeneration`)
 -----------------------------------------
@@ -100,10 +122,11 @@ Running order (:class:`ColumnGeneration`)
 2. Pricing by the neighbour search (:class:`~.partition_pricing.NeighbourSearch`)
    from the master's support and newest columns; when it finds nothing, by the
    pricing MILP on windows of the graph (two consecutive pieces between its
-   articulation layers); when that finds nothing, by the full pricing MILP, the only
-   step that proves :math:`\beta`.
-3. At convergence, the restricted integer program for :math:`U`, then the listing
-   of the columns below :math:`\theta`.
+   articulation layers) while a round of them takes less time than the last full
+   pricing; then by the full pricing MILP, the only step that proves :math:`\beta`,
+   followed by the charge or segment steps.
+3. When the inner point's bound is close, or at convergence, the restricted integer
+   program for :math:`U`, then the listing of the columns below :math:`\theta`.
 
 A deadline or the round limit stops the work with the best LB proven so far (or
 none), and the column set is marked incomplete: the models then report FEASIBLE
@@ -137,7 +160,9 @@ from accelsched.solvers import SolveOptions
 from accelsched.solvers.highs import ensure_highs_threads
 
 __all__ = [
+    "CLOSE_GAP",
     "DEFAULT_ROUNDS",
+    "LISTING_LIMIT",
     "MASTER_COLUMNS",
     "SPREAD_STEPS",
     "STALL_ROUNDS",
@@ -155,6 +180,13 @@ STALL_ROUNDS = 10
 
 SPREAD_STEPS = 5
 """Most Dinkelbach steps on the charge per layer of the bound after one exact pricing."""
+
+CLOSE_GAP = 1e-3
+"""Relative gap between the LP value and the best bound below which the columns below the gap are
+listed before the master is optimal (:data:`LISTING_LIMIT` at most)."""
+
+LISTING_LIMIT = 2_000
+"""Most columns a listing before the master is optimal adds before column generation goes on."""
 
 MASTER_COLUMNS = 20_000
 """Largest number of enumerated columns the master starts from (the smallest ones)."""
@@ -186,6 +218,10 @@ class MasterLp:
         Fewest layers of a column missing from the master (every smaller one is in it).
     status
         HiGHS' model status of the solve (``value`` is infinite when a limit stopped it).
+    reduced
+        The reduced costs of the master's variants at ``duals`` (``least`` is their minimum).
+    incidence
+        The layers of the variants, as (variant, layer) index arrays: what :meth:`at` needs.
     """
 
     value: float
@@ -196,6 +232,23 @@ class MasterLp:
     n: int
     min_size: int = 2
     status: str = "Optimal"
+    reduced: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0), compare=False, repr=False)
+    incidence: tuple[np.ndarray, np.ndarray] = dataclasses.field(
+        default_factory=lambda: (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)), compare=False, repr=False
+    )
+
+    def at(self, duals: Sequence[float]) -> MasterLp:
+        r"""The terms of the bound at other duals of the cover rows (the capacity rows' unchanged).
+
+        The bound of the module docstring holds for any duals: :math:`\lambda^\top b` moves by
+        the change of :math:`\sum_i \pi_i`, and each variant's reduced cost by the change of
+        :math:`\sum_{i \in S_j} \pi_i`. ``value`` stays the LP's."""
+        shift = np.asarray(duals, dtype=np.float64) - np.asarray(self.duals, dtype=np.float64)
+        variant, layer = self.incidence
+        reduced = self.reduced - np.bincount(variant, weights=shift[layer], minlength=len(self.reduced))
+        least = min(0.0, float(reduced.min(initial=0.0)))
+        base = self.base + float(shift.sum())
+        return dataclasses.replace(self, duals=tuple(float(v) for v in duals), base=base, least=least, reduced=reduced)
 
     def bound(self, beta: float, per_layer: float = 0.0) -> float:
         """LB of the module docstring.
@@ -336,6 +389,8 @@ class RestrictedMaster:
         if len(capacity) > n_act:
             base += min(0.0, float(capacity[n_act:].min()))
         x = np.asarray(solution.col_value)[:n_var]
+        variant = np.array([j for variants in self.table.covering for j in variants], dtype=np.int64)
+        layer = np.repeat(np.arange(n, dtype=np.int64), [len(variants) for variants in self.table.covering])
         return MasterLp(
             value=objective if solved else math.inf,
             status=h.modelStatusToString(h.getModelStatus()),
@@ -345,6 +400,8 @@ class RestrictedMaster:
             least=min(0.0, float(reduced[:n_var].min())),
             n=n,
             min_size=self.min_size,
+            reduced=reduced[:n_var],
+            incidence=(variant, layer),
         )
 
     def solve_integer(self, start: Assignment | None, deadline: float | None) -> Assignment | None:
@@ -459,6 +516,18 @@ class ColumnGeneration:
         """The gap below which every column is listed (set when the master is optimal)."""
         self.duals: tuple[float, ...] = ()
         """The duals of the optimal master, with which the columns below the gap are listed."""
+        self.inner: tuple[float, ...] | None = None
+        """The in-out separation's inner point: the best-bound cover duals at which every missing
+        column's reduced cost was proven non-negative."""
+        self.inner_bound: float | None = None
+        """The bound proven at :attr:`inner`."""
+        self.window_seconds = 0.0
+        """Time of the last round's pricing on the windows."""
+        self.exact_seconds = math.inf
+        """Time of the last full pricing: the windows run only while they take less (once they take
+        more, the full pricing, which also proves a bound, is the cheaper way to find columns)."""
+        self.tried: float | None = None
+        """The bound with which the last listing before the master is optimal was tried."""
 
     def _tolerance(self, lp: MasterLp) -> float:
         return _EPS * max(1.0, abs(lp.value))
@@ -517,26 +586,47 @@ class ColumnGeneration:
             added = 0
             if stalled < STALL_ROUNDS:
                 added = self._add(self.search.search(starts, lp.duals, cutoff, known, deadline=deadline))
-                for window in self.windows if not added else []:
-                    left = self._left(deadline)
-                    answer = self.pricing.solve(lp.duals, cutoff, window=window, time_limit=left, max_sets=5)
-                    added += self._add(answer.sets)
+                if not added and self.window_seconds <= self.exact_seconds:
+                    began = time.perf_counter()
+                    for window in self.windows:
+                        left = self._left(deadline)
+                        answer = self.pricing.solve(lp.duals, cutoff, window=window, time_limit=left, max_sets=5)
+                        added += self._add(answer.sets)
+                    self.window_seconds = time.perf_counter() - began
             if not added:
                 stalled = 0
                 beta, sets, added = self._price_exactly(lp, cutoff, deadline)
                 if beta is not None:
-                    self._prove(lp.bound(beta))
+                    self._prove(lp.bound(beta), lp.duals, feasible=beta >= cutoff)
                     if beta < cutoff:
-                        added += self._spread(lp, sets, known, deadline)
+                        # the segment is empty while the LP's own duals prove the best bound
+                        steps = self._spread if self.inner in (None, lp.duals) else self._segment
+                        added += steps(lp, sets, known, deadline)
+                if added and self._near(lp):
+                    early = self._close(deadline, LISTING_LIMIT)
+                    if early is not None:
+                        return early
                 if not added:
                     if beta is None or beta < cutoff:
                         return self._stop("time limit reached during column generation")
-                    return self._close(lp, beta, deadline)
+                    outcome = self._close(deadline)
+                    assert outcome is not None  # without a limit the listing ends or runs out of time
+                    return outcome
             lp = self.master.solve_lp(deadline)
             if lp.value < best_value - self._tolerance(lp):
                 best_value, stalled = lp.value, 0
             else:
                 stalled += 1
+
+    def _near(self, lp: MasterLp) -> bool:
+        """Whether the best bound has come within :data:`CLOSE_GAP` of the LP value since the last
+        listing tried before the master is optimal."""
+        if self.inner_bound is None or self.inner_bound == self.tried:
+            return False
+        near = lp.value - self.inner_bound <= CLOSE_GAP * max(1.0, abs(lp.value))
+        if near:
+            self.tried = self.inner_bound
+        return near
 
     def _price_exactly(
         self, lp: MasterLp, cutoff: float, deadline: float | None
@@ -548,7 +638,9 @@ class ColumnGeneration:
         improving sets still proves its dual bound: beta is returned with the columns it
         added, and the bound of :meth:`run` uses it."""
         while not self._expired(deadline):
+            began = time.perf_counter()
             answer = self.pricing.solve(lp.duals, cutoff, time_limit=self._left(deadline), max_sets=5)
+            self.exact_seconds = time.perf_counter() - began
             added = self._add(answer.sets)
             if added or not answer.sets:
                 return (answer.bound if math.isfinite(answer.bound) else None), answer.sets, added
@@ -569,9 +661,10 @@ class ColumnGeneration:
         for _ in range(SPREAD_STEPS):
             if rho >= 0.0 or self._expired(deadline):
                 break
-            answer = self.pricing.solve([p + rho for p in lp.duals], 0.0, time_limit=self._left(deadline))
+            charged = [p + rho for p in lp.duals]
+            answer = self.pricing.solve(charged, 0.0, time_limit=self._left(deadline))
             if math.isfinite(answer.bound):
-                self._prove(lp.bound(answer.bound, rho))
+                self._prove(lp.bound(answer.bound, rho), charged, feasible=answer.bound >= -self._tolerance(lp))
             ratios = []
             for members in answer.sets:
                 if self.pricing.connect(members):
@@ -583,22 +676,72 @@ class ColumnGeneration:
             rho = min(ratios)
         return added
 
-    def _prove(self, bound: float) -> None:
-        """Keep the best lower bound proven so far."""
-        self.bound = bound if self.bound is None else max(self.bound, bound)
+    def _segment(self, lp: MasterLp, sets: Sequence[Sequence[int]], known: set[int], deadline: float | None) -> int:
+        r"""Dinkelbach's steps on the segment from the duals of the best bound to the LP's; columns added.
 
-    def _close(self, lp: MasterLp, beta: float, deadline: float | None) -> Outcome:
-        """The master is optimal: the incumbent from the integer program, then every column below the gap."""
+        In-out separation (module docstring): the points :math:`\pi(t) = \pi^{in} + t
+        (\pi^{out} - \pi^{in})` for :math:`t \in [0, 1]`, where :math:`\pi^{in}` proved the
+        best bound so far (:attr:`inner`) and :math:`\pi^{out}` are the master's duals. A set
+        :math:`S` keeps :math:`d_S(\pi(t)) \ge 0` up to :math:`t_S = d_S(\pi^{in}) /
+        \Delta(S)`, :math:`\Delta = \pi^{out} - \pi^{in}`; each step solves the full pricing
+        MILP at the least :math:`t_S` of the sets met so far, proves ``lp.at(pi(t)).bound(mu)``
+        and admits the sets it meets as in :meth:`_spread`, whose stopping rules it shares."""
+        start = self.inner  # fixed for the segment: a step that proves more moves self.inner
+        assert start is not None
+        inner = np.asarray(start, dtype=np.float64)
+        delta = np.asarray(lp.duals, dtype=np.float64) - inner
+
+        def ratio(members: Sequence[int]) -> float:
+            rise = float(delta[list(members)].sum())
+            return max(0.0, self.reduced_cost(members, start)) / rise if rise > 0.0 else 1.0
+
+        t, added = min((ratio(members) for members in sets), default=1.0), 0
+        for _ in range(SPREAD_STEPS):
+            if t >= 1.0 or self._expired(deadline):
+                break
+            point = (inner + t * delta).tolist()
+            answer = self.pricing.solve(point, 0.0, time_limit=self._left(deadline))
+            if math.isfinite(answer.bound):
+                self._prove(lp.at(point).bound(answer.bound), point, feasible=answer.bound >= -self._tolerance(lp))
+            ratios = []
+            for members in answer.sets:
+                if self.pricing.connect(members):
+                    continue
+                ratios.append(ratio(members))
+                added += self._admit(members, known)
+            if not answer.complete or answer.bound >= 0.0 or not ratios or min(ratios) >= t:
+                break
+            t = min(ratios)
+        return added
+
+    def _prove(self, bound: float, duals: Sequence[float], feasible: bool) -> None:
+        """Keep the best lower bound proven so far; the duals that proved it become the inner point
+        when they are ``feasible`` (the pricing proved every missing column's reduced cost
+        non-negative) and their bound is the best of such duals."""
+        self.bound = bound if self.bound is None else max(self.bound, bound)
+        if feasible and (self.inner_bound is None or bound > self.inner_bound):
+            self.inner, self.inner_bound = tuple(float(v) for v in duals), bound
+
+    def _close(self, deadline: float | None, limit: int | None = None) -> Outcome | None:
+        """The incumbent from the integer program, then every column below the gap at the duals
+        of the best bound (module docstring).
+
+        With a ``limit`` (before the master is optimal, when the bound is already close), the
+        listing gives up once it has added that many columns and returns None: column
+        generation goes on, with them in the master."""
+        assert self.inner is not None and self.inner_bound is not None
         self.incumbent = self.master.solve_integer(self.incumbent, deadline)
         if self.incumbent is None:
             return self._stop("time limit reached before a partition was found")
-        theta = self.table.objective(self.incumbent) - lp.bound(beta) + self._tolerance(lp)
-        self.theta, self.duals = theta, lp.duals
+        upper = self.table.objective(self.incumbent)
+        theta = upper - self.inner_bound + _EPS * max(1.0, abs(upper))
+        self.theta, self.duals = theta, self.inner
         for column in self.table.columns:
-            if len(column.members) > 1 and self.reduced_cost(column.members, lp.duals) <= theta:
+            if len(column.members) > 1 and self.reduced_cost(column.members, self.duals) <= theta:
                 self.pricing.exclude(column.members)
+        listed = self.listed
         while not self._expired(deadline):
-            answer = self.pricing.solve(lp.duals, theta, time_limit=self._left(deadline), max_sets=10)
+            answer = self.pricing.solve(self.duals, theta, time_limit=self._left(deadline), max_sets=10)
             for members in answer.sets:
                 if self.pricing.connect(members):
                     continue
@@ -607,6 +750,8 @@ class ColumnGeneration:
                     self.listed += bool(self.table.add(members))
             if answer.complete and not answer.sets:
                 return Outcome(True, self.bound, self.incumbent, self.done, self.listed)
+            if limit is not None and self.listed - listed >= limit:
+                return None
         return self._stop("time limit reached while listing the columns below the gap")
 
     def reduced_cost(self, members: Sequence[int], duals: Sequence[float]) -> float:

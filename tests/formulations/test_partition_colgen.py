@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any, NamedTuple
 
+import numpy as np
 import pytest
 
 from accelsched.formulations import partition_colgen
@@ -185,6 +186,58 @@ def test_a_charge_per_layer_gives_a_valid_and_often_stronger_bound() -> None:
     assert tested >= 6 and stronger >= 2, (tested, stronger)
 
 
+def test_the_bound_holds_at_any_duals_of_the_cover_rows() -> None:
+    """``MasterLp.at`` moves the bound's terms to other duals (the inner points of the in-out
+    separation): its reduced costs are those of the table's variants, recomputed, and LB with the
+    pricing MILP's bound at those duals stays below the optimum for duals far from the LP's."""
+    rng = np.random.default_rng(7)
+    tested = 0
+    for seed, _, master, lp, pricing, best in unfinished(range(12)):
+        same_point = lp.at(lp.duals)
+        assert same_point.base == pytest.approx(lp.base) and same_point.least == pytest.approx(lp.least)
+        scale = max(abs(p) for p in lp.duals)
+        for spread in (0.05, 0.5):
+            duals = [p + spread * scale * rng.standard_normal() for p in lp.duals]
+            moved = lp.at(duals)
+            for j in range(len(lp.reduced)):
+                shift = sum(duals[i] - lp.duals[i] for i in master.table.members(j))
+                assert moved.reduced[j] == pytest.approx(lp.reduced[j] - shift, abs=1e-6 * scale), (seed, j)
+            mu = pricing.solve(duals, math.inf).bound
+            if math.isfinite(mu):
+                tested += 1
+                assert moved.bound(mu) <= best + 1e-6 * abs(best), (seed, spread)
+    assert tested >= 10, tested
+
+
+@pytest.mark.parametrize("limit", [1, 10_000])
+def test_listing_before_the_master_is_optimal_stays_exact(limit: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The listing at the duals of the best bound, tried at every new bound (``CLOSE_GAP`` infinite),
+    either completes the column set or gives up after ``LISTING_LIMIT`` columns and lets column
+    generation go on: the optimum is the enumeration's either way."""
+    monkeypatch.setattr(partition_colgen, "CLOSE_GAP", math.inf)
+    monkeypatch.setattr(partition_colgen, "LISTING_LIMIT", limit)
+    early: list[bool] = []
+    close = ColumnGeneration._close
+
+    def spy(self: ColumnGeneration, deadline: float | None, limit: int | None = None) -> Any:
+        outcome = close(self, deadline, limit)
+        if limit is not None:
+            early.append(outcome is not None)
+        return outcome
+
+    monkeypatch.setattr(ColumnGeneration, "_close", spy)
+    spec = MethodSpec("milp-highs", PROBLEM.name, "exact", partial(solve_milp, budget=10))
+    for seed in range(8):
+        instance = small_instance(9 + seed % 4, seed, **CONFIGS[seed % len(CONFIGS)])
+        best = run("enumerate", instance).objective
+        result = run_method(PROBLEM, instance, spec, SolveOptions(), None)
+        assert best is not None and result.status is Status.OPTIMAL and same(result.objective, best), seed
+    if limit == 1:
+        assert early.count(False) >= 3, early  # gave up, column generation went on
+    else:
+        assert len(early) >= 5 and all(early), early
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_the_master_starts_from_the_smallest_columns_and_stays_exact(
     seed: int, monkeypatch: pytest.MonkeyPatch
@@ -237,11 +290,14 @@ LISTED = (16, 20, 25, 34, 38, 46, 52)
 @pytest.mark.parametrize("seed", range(53))
 def test_every_column_below_the_gap_is_listed(seed: int) -> None:
     """The invariant that makes the models exact: after generation, every column whose reduced cost
-    (at the optimal master's duals) is at most the gap is in the table."""
+    (at the duals of the best bound) is at most the gap is in the table, and the gap is at least
+    the optimum (brute force) minus the bound."""
     instance = small_instance(6 + seed % 7, seed, **CONFIGS[seed % len(CONFIGS)])
     table = VariantTable(instance, enumerate_columns(instance, budget=BUDGET))
     generation = ColumnGeneration(table, None)
-    assert generation.run(None).complete and generation.theta is not None
+    assert generation.run(None).complete and generation.theta is not None and generation.bound is not None
+    best = run("enumerate", instance).objective
+    assert best is not None and generation.theta >= best - generation.bound - 1e-9 * abs(best)
     for column in enumerate_columns(instance).columns:
         cost = generation.reduced_cost(column.members, generation.duals)
         if len(column.members) > 1 and cost <= generation.theta:
