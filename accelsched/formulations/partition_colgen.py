@@ -182,8 +182,8 @@ SPREAD_STEPS = 5
 """Most Dinkelbach steps on the charge per layer of the bound after one exact pricing."""
 
 CLOSE_GAP = 1e-3
-"""Relative gap between the LP value and the best bound below which the columns below the gap are
-listed before the master is optimal (:data:`LISTING_LIMIT` at most)."""
+"""Relative gap between the LP value and the inner point's bound below which the columns below the
+gap are listed before the master is optimal (:data:`LISTING_LIMIT` at most)."""
 
 LISTING_LIMIT = 2_000
 """Most columns a listing before the master is optimal adds before column generation goes on."""
@@ -619,8 +619,8 @@ class ColumnGeneration:
                 stalled += 1
 
     def _near(self, lp: MasterLp) -> bool:
-        """Whether the best bound has come within :data:`CLOSE_GAP` of the LP value since the last
-        listing tried before the master is optimal."""
+        """Whether the inner point's bound has risen to within :data:`CLOSE_GAP` of the LP value
+        since the last listing tried before the master is optimal."""
         if self.inner_bound is None or self.inner_bound == self.tried:
             return False
         near = lp.value - self.inner_bound <= CLOSE_GAP * max(1.0, abs(lp.value))
@@ -655,7 +655,8 @@ class ColumnGeneration:
         one not in this round's master (``known``: its masks) is never cut from the pricing
         MILP, whose bound must still cover it. The steps stop when the MILP proves
         :math:`\\mu \\ge 0` or meets no set of a smaller ratio, when time runs out, or after
-        :data:`SPREAD_STEPS`."""
+        :data:`SPREAD_STEPS` (a solve that met only disconnected sets counts, and is repeated
+        with the cuts that now exclude them)."""
         ratios = [self.reduced_cost(members, lp.duals) / len(members) for members in sets]
         rho, added = min(ratios, default=0.0), 0
         for _ in range(SPREAD_STEPS):
@@ -671,17 +672,21 @@ class ColumnGeneration:
                     continue
                 ratios.append(self.reduced_cost(members, lp.duals) / len(members))
                 added += self._admit(members, known)
-            if not answer.complete or answer.bound >= 0.0 or not ratios or min(ratios) >= rho:
+            if not answer.complete or answer.bound >= 0.0:
+                break
+            if not ratios:  # only disconnected sets, now cut: solve again
+                continue
+            if min(ratios) >= rho:
                 break
             rho = min(ratios)
         return added
 
     def _segment(self, lp: MasterLp, sets: Sequence[Sequence[int]], known: set[int], deadline: float | None) -> int:
-        r"""Dinkelbach's steps on the segment from the duals of the best bound to the LP's; columns added.
+        r"""Dinkelbach's steps on the segment from the inner point to the LP's duals; columns added.
 
         In-out separation (module docstring): the points :math:`\pi(t) = \pi^{in} + t
-        (\pi^{out} - \pi^{in})` for :math:`t \in [0, 1]`, where :math:`\pi^{in}` proved the
-        best bound so far (:attr:`inner`) and :math:`\pi^{out}` are the master's duals. A set
+        (\pi^{out} - \pi^{in})` for :math:`t \in [0, 1]`, where :math:`\pi^{in}` is the inner
+        point (:attr:`inner`) and :math:`\pi^{out}` are the master's duals. A set
         :math:`S` keeps :math:`d_S(\pi(t)) \ge 0` up to :math:`t_S = d_S(\pi^{in}) /
         \Delta(S)`, :math:`\Delta = \pi^{out} - \pi^{in}`; each step solves the full pricing
         MILP at the least :math:`t_S` of the sets met so far, proves ``lp.at(pi(t)).bound(mu)``
@@ -709,7 +714,11 @@ class ColumnGeneration:
                     continue
                 ratios.append(ratio(members))
                 added += self._admit(members, known)
-            if not answer.complete or answer.bound >= 0.0 or not ratios or min(ratios) >= t:
+            if not answer.complete or answer.bound >= 0.0:
+                break
+            if not ratios:  # only disconnected sets, now cut: solve again
+                continue
+            if min(ratios) >= t:
                 break
             t = min(ratios)
         return added
