@@ -143,7 +143,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -647,35 +647,16 @@ class ColumnGeneration:
 
         Each step solves the full pricing MILP to the end (cutoff 0) at the duals plus the
         charge :math:`\\rho`, the least ratio :math:`d_S / |S|` of the sets met so far, and
-        proves ``lp.bound(mu, rho)``. The sets it meets enter the table when they are columns;
-        one not in this round's master (``known``: its masks) is never cut from the pricing
-        MILP, whose bound must still cover it. The steps stop when the MILP proves
-        :math:`\\mu \\ge 0` or meets no set of a smaller ratio, when time runs out, or after
-        :data:`SPREAD_STEPS` (a solve that met only disconnected sets counts, and is repeated
-        with the cuts that now exclude them)."""
-        ratios = [self.reduced_cost(members, lp.duals) / len(members) for members in sets]
-        rho, added = min(ratios, default=0.0), 0
-        for _ in range(SPREAD_STEPS):
-            if rho >= 0.0 or self._expired(deadline):
-                break
-            charged = [p + rho for p in lp.duals]
-            answer = self.pricing.solve(charged, 0.0, time_limit=self._left(deadline))
-            if math.isfinite(answer.bound):
-                self._prove(lp.bound(answer.bound, rho), charged, feasible=answer.bound >= -self._tolerance(lp))
-            ratios = []
-            for members in answer.sets:
-                if self.pricing.connect(members):
-                    continue
-                ratios.append(self.reduced_cost(members, lp.duals) / len(members))
-                added += self._admit(members, known)
-            if not answer.complete or answer.bound >= 0.0:
-                break
-            if not ratios:  # only disconnected sets, now cut: solve again
-                continue
-            if min(ratios) >= rho:
-                break
-            rho = min(ratios)
-        return added
+        proves ``lp.bound(mu, rho)`` (:meth:`_steps`)."""
+
+        def ratio(members: Sequence[int]) -> float:
+            return self.reduced_cost(members, lp.duals) / len(members)
+
+        def charged(rho: float) -> list[float]:
+            return [p + rho for p in lp.duals]
+
+        first = min((ratio(members) for members in sets), default=0.0)
+        return self._steps(lp, first, 0.0, charged, lambda _, mu, rho: lp.bound(mu, rho), ratio, known, deadline)
 
     def _segment(self, lp: MasterLp, sets: Sequence[Sequence[int]], known: set[int], deadline: float | None) -> int:
         r"""Dinkelbach's steps on the segment from the inner point to the LP's duals; columns added.
@@ -685,8 +666,8 @@ class ColumnGeneration:
         point (:attr:`inner`) and :math:`\pi^{out}` are the master's duals. A set
         :math:`S` keeps :math:`d_S(\pi(t)) \ge 0` up to :math:`t_S = d_S(\pi^{in}) /
         \Delta(S)`, :math:`\Delta = \pi^{out} - \pi^{in}`; each step solves the full pricing
-        MILP at the least :math:`t_S` of the sets met so far, proves ``lp.at(pi(t)).bound(mu)``
-        and admits the sets it meets as in :meth:`_spread`, whose stopping rules it shares."""
+        MILP at the least :math:`t_S` of the sets met so far and proves
+        ``lp.at(pi(t)).bound(mu)`` (:meth:`_steps`)."""
         start = self.inner  # fixed for the segment: a step that proves more moves self.inner
         assert start is not None
         inner = np.asarray(start, dtype=np.float64)
@@ -696,14 +677,42 @@ class ColumnGeneration:
             rise = float(delta[list(members)].sum())
             return max(0.0, self.reduced_cost(members, start)) / rise if rise > 0.0 else 1.0
 
-        t, added = min((ratio(members) for members in sets), default=1.0), 0
+        def point(t: float) -> list[float]:
+            return (inner + t * delta).tolist()
+
+        first = min((ratio(members) for members in sets), default=1.0)
+        return self._steps(lp, first, 1.0, point, lambda duals, mu, _: lp.at(duals).bound(mu), ratio, known, deadline)
+
+    def _steps(
+        self,
+        lp: MasterLp,
+        step: float,
+        end: float,
+        duals_at: Callable[[float], list[float]],
+        bound_at: Callable[[list[float], float, float], float],
+        ratio: Callable[[Sequence[int]], float],
+        known: set[int],
+        deadline: float | None,
+    ) -> int:
+        """Dinkelbach's steps on a parameter of the duals, shared by :meth:`_spread` and :meth:`_segment`.
+
+        From ``step`` while it is below ``end``: solve the full pricing MILP to the end
+        (cutoff 0) at ``duals_at(step)``, prove ``bound_at(duals, mu, step)``, and move to the
+        least ``ratio`` of the sets met. The sets enter the table when they are columns; one
+        not in this round's master (``known``: its masks) is never cut from the pricing MILP,
+        whose bound must still cover it. The steps stop when the MILP proves :math:`\\mu \\ge 0`
+        or meets no set of a smaller ratio, when time runs out, or after :data:`SPREAD_STEPS`
+        (a solve that met only disconnected sets counts, and is repeated with the cuts that
+        now exclude them). Returns the columns added."""
+        added = 0
         for _ in range(SPREAD_STEPS):
-            if t >= 1.0 or self._expired(deadline):
+            if step >= end or self._expired(deadline):
                 break
-            point = (inner + t * delta).tolist()
-            answer = self.pricing.solve(point, 0.0, time_limit=self._left(deadline))
+            duals = duals_at(step)
+            answer = self.pricing.solve(duals, 0.0, time_limit=self._left(deadline))
             if math.isfinite(answer.bound):
-                self._prove(lp.at(point).bound(answer.bound), point, feasible=answer.bound >= -self._tolerance(lp))
+                feasible = answer.bound >= -self._tolerance(lp)
+                self._prove(bound_at(duals, answer.bound, step), duals, feasible=feasible)
             ratios = []
             for members in answer.sets:
                 if self.pricing.connect(members):
@@ -714,9 +723,9 @@ class ColumnGeneration:
                 break
             if not ratios:  # only disconnected sets, now cut: solve again
                 continue
-            if min(ratios) >= t:
+            if min(ratios) >= step:
                 break
-            t = min(ratios)
+            step = min(ratios)
         return added
 
     def _prove(self, bound: float, duals: Sequence[float], feasible: bool) -> None:
