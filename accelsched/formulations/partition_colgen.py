@@ -737,8 +737,8 @@ class ColumnGeneration:
             self.inner, self.inner_bound = tuple(float(v) for v in duals), bound
 
     def _close(self, deadline: float | None, limit: int | None = None) -> Outcome | None:
-        """The incumbent from the integer program, then every column below the gap at the duals
-        of the best bound (module docstring).
+        """The incumbent from the integer program, then every column below the gap at the inner
+        point (module docstring).
 
         With a ``limit`` (before the master is optimal, when the bound is already close), the
         listing gives up once it has added that many columns and returns None: column

@@ -211,7 +211,7 @@ def test_the_bound_holds_at_any_duals_of_the_cover_rows() -> None:
 
 @pytest.mark.parametrize("limit", [1, 10_000])
 def test_listing_before_the_master_is_optimal_stays_exact(limit: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The listing at the duals of the best bound, tried at every new bound (``CLOSE_GAP`` infinite),
+    """The listing at the inner point, tried at every new bound of it (``CLOSE_GAP`` infinite),
     either completes the column set or gives up after ``LISTING_LIMIT`` columns and lets column
     generation go on: the optimum is the enumeration's either way."""
     monkeypatch.setattr(partition_colgen, "CLOSE_GAP", math.inf)
@@ -290,7 +290,7 @@ LISTED = (16, 20, 25, 34, 38, 46, 52)
 @pytest.mark.parametrize("seed", range(53))
 def test_every_column_below_the_gap_is_listed(seed: int) -> None:
     """The invariant that makes the models exact: after generation, every column whose reduced cost
-    (at the duals of the best bound) is at most the gap is in the table, and the gap is at least
+    (at the inner point) is at most the gap is in the table, and the gap is at least
     the optimum (brute force) minus the bound."""
     instance = small_instance(6 + seed % 7, seed, **CONFIGS[seed % len(CONFIGS)])
     table = VariantTable(instance, enumerate_columns(instance, budget=BUDGET))
