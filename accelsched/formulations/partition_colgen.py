@@ -394,8 +394,8 @@ class RestrictedMaster:
         if len(capacity) > n_act:
             base += min(0.0, float(capacity[n_act:].min()))
         x = np.asarray(solution.col_value)[:n_var]
-        variant = np.array([j for variants in self.table.covering for j in variants], dtype=np.int64)
-        layer = np.repeat(np.arange(n, dtype=np.int64), [len(variants) for variants in self.table.covering])
+        column = np.repeat(np.arange(lp.num_col_, dtype=np.int64), np.diff(starts))
+        cover = (column < n_var) & (index < n)  # the cover rows' entries of the variants: their layers
         return MasterLp(
             value=objective if solved else math.inf,
             status=h.modelStatusToString(h.getModelStatus()),
@@ -406,7 +406,7 @@ class RestrictedMaster:
             n=n,
             min_size=self.min_size,
             reduced=reduced[:n_var],
-            incidence=(variant, layer),
+            incidence=(column[cover], index[cover].astype(np.int64)),
         )
 
     def solve_integer(self, start: Assignment | None, deadline: float | None) -> Assignment | None:
@@ -518,9 +518,9 @@ class ColumnGeneration:
         self.done = 0
         self.listed = 0
         self.theta: float | None = None
-        """The gap below which every column is listed (set when the master is optimal)."""
+        """The gap below which every column is listed (set by the last listing)."""
         self.duals: tuple[float, ...] = ()
-        """The duals of the optimal master, with which the columns below the gap are listed."""
+        """The duals the last listing ran at (the inner point then)."""
         self.inner: tuple[float, ...] | None = None
         """The in-out separation's inner point: the best-bound cover duals at which every missing
         column's reduced cost was proven non-negative."""
