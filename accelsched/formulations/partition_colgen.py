@@ -382,10 +382,9 @@ class RestrictedMaster:
         dual[equalities:] = np.minimum(dual[equalities:], 0.0)
         matrix = lp.a_matrix_
         starts, index, value = np.asarray(matrix.start_), np.asarray(matrix.index_), np.asarray(matrix.value_)
-        reduced = np.asarray(lp.col_cost_, dtype=np.float64).copy()
-        for col in range(lp.num_col_):
-            span = slice(starts[col], starts[col + 1])
-            reduced[col] -= float(np.dot(dual[index[span]], value[span]))
+        column = np.repeat(np.arange(lp.num_col_, dtype=np.int64), np.diff(starts))
+        used = np.bincount(column, weights=dual[index] * value, minlength=lp.num_col_)
+        reduced = np.asarray(lp.col_cost_, dtype=np.float64) - used
         n = self.table.instance.n_layers
         base = float(np.sum(dual[:equalities]))
         capacity = reduced[n_var:]
@@ -394,7 +393,6 @@ class RestrictedMaster:
         if len(capacity) > n_act:
             base += min(0.0, float(capacity[n_act:].min()))
         x = np.asarray(solution.col_value)[:n_var]
-        column = np.repeat(np.arange(lp.num_col_, dtype=np.int64), np.diff(starts))
         cover = (column < n_var) & (index < n)  # the cover rows' entries of the variants: their layers
         return MasterLp(
             value=objective if solved else math.inf,
