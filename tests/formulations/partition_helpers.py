@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from accelsched.formulations import partition_cpsat, partition_enumerate, partition_milp
 from accelsched.hardware import load_accelerator
 from accelsched.models.builder import NetBuilder
@@ -19,6 +21,18 @@ EXACT: dict[str, MethodSpec] = {
 
 SOLVERS = ("milp-highs", "milp-cbc", "milp-pyomo", "cpsat")
 """The exact methods that solve a model (all but ``enumerate``)."""
+
+
+GENERATION_CONFIGS: list[dict[str, Any]] = [
+    {},
+    {"shared": True, "act_kb": (5,)},
+    {"act_kb": (2, 4, 8), "weight_kb": (1, 2)},
+    {"metric": Metric.ENERGY, "act_kb": (3,), "weight_kb": (2,)},
+    {"shared": True, "act_kb": (3, 5, 8), "metric": Metric.ENERGY, "alpha": 0.01},
+    {"act_kb": (64,), "weight_kb": (64,)},
+]
+"""Configurations of the column-generation tests: as in test_partition_random, plus large buffers
+(many columns, most layers fuse)."""
 
 
 def conv(name: str, c: int, k: int, inputs: tuple[str, ...] = ()) -> Layer:

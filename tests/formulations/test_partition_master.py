@@ -1,0 +1,116 @@
+"""The restricted master of the partition models' column generation: the bound it proves from
+any duals stays below the brute-force optimum, and its integer program cuts cycles.
+
+The instances stop their enumeration at a tight budget, so the master misses columns and the
+bound has to account for them."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+
+from accelsched.formulations.partition_common import VariantTable
+from accelsched.formulations.partition_master import MasterLp, RestrictedMaster
+from accelsched.formulations.partition_pricing import PricingModel, TrafficTerms
+from accelsched.problems.partition_columns import ColumnSet, enumerate_columns
+from tests.formulations.partition_helpers import GENERATION_CONFIGS, crossed, run
+from tests.problems.partition_oracle import small_instance
+
+
+class Unfinished(NamedTuple):
+    """A small instance whose enumeration stopped at a tight budget, with the master LP over the
+    listed columns, its pricing MILP and the brute-force optimum."""
+
+    seed: int
+    columns: ColumnSet
+    master: RestrictedMaster
+    lp: MasterLp
+    pricing: PricingModel
+    best: float
+
+
+def unfinished(seeds: range) -> Iterator[Unfinished]:
+    """The instances of ``seeds`` (10-12 layers, the configurations in turn) whose enumeration stops early."""
+    for seed in seeds:
+        instance = small_instance(10 + seed % 3, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
+        columns = enumerate_columns(instance, budget=20 + 15 * (seed % 3))
+        if columns.complete:
+            continue
+        best = run("enumerate", instance).objective
+        assert best is not None
+        master = RestrictedMaster(VariantTable(instance, columns))
+        lp = master.solve_lp()
+        pricing = PricingModel(instance, TrafficTerms.of(instance), master.table.metric_weight, min_size=lp.min_size)
+        yield Unfinished(seed, columns, master, lp, pricing, best)
+
+
+def test_the_bound_counts_the_missing_columns_by_their_size() -> None:
+    """LB with every column of fewer than ``s`` layers in the master (at most n // s missing ones in a
+    partition) stays below the optimum, with the pricing solved to the end or stopped at its first set."""
+    larger = 0
+    for seed, columns, master, lp, pricing, best in unfinished(range(10)):
+        larger += master.min_size > 2
+        assert lp.min_size == master.min_size == max(2, columns.listed_below)
+        for max_sets in (1, None):
+            beta = pricing.solve(lp.duals, math.inf, max_sets=max_sets).bound
+            if math.isfinite(beta):
+                assert lp.bound(beta) <= best + 1e-6 * abs(best), (seed, max_sets)
+    assert larger >= 3
+
+
+def test_a_charge_per_layer_gives_a_valid_and_often_stronger_bound() -> None:
+    """LB with duals lowered by a charge rho per layer stays below the optimum for any rho <= 0 (the
+    ratio of the most negative set, half and twice it), and the ratio's charge beats the charge-free
+    bound on some instances."""
+    stronger = tested = 0
+    for seed, _, _, lp, pricing, best in unfinished(range(16)):
+        answer = pricing.solve(lp.duals, math.inf)
+        if not answer.sets or answer.bound >= 0:
+            continue
+        tested += 1
+        free = lp.bound(answer.bound)
+        assert lp.bound(answer.bound, 0.0) == free
+        ratio = answer.bound / len(answer.sets[-1])  # the optimal set is the last incumbent
+        for rho in (ratio, ratio / 2, 2 * ratio):
+            mu = pricing.solve([p + rho for p in lp.duals], math.inf).bound
+            assert lp.bound(mu, rho) <= best + 1e-6 * abs(best), (seed, rho)
+        mu = pricing.solve([p + ratio for p in lp.duals], math.inf).bound
+        stronger += lp.bound(mu, ratio) > free + 1e-9 * abs(free)
+    assert tested >= 6 and stronger >= 2, (tested, stronger)
+
+
+def test_the_bound_holds_at_any_duals_of_the_cover_rows() -> None:
+    """``MasterLp.at`` moves the bound's terms to other duals (the inner points of the in-out
+    separation): its reduced costs are those of the table's variants, recomputed, and LB with the
+    pricing MILP's bound at those duals stays below the optimum for duals far from the LP's."""
+    rng = np.random.default_rng(7)
+    tested = 0
+    for seed, _, master, lp, pricing, best in unfinished(range(12)):
+        same_point = lp.at(lp.duals)
+        assert same_point.base == pytest.approx(lp.base) and same_point.least == pytest.approx(lp.least)
+        scale = max(abs(p) for p in lp.duals)
+        for spread in (0.05, 0.5):
+            duals = [p + spread * scale * rng.standard_normal() for p in lp.duals]
+            moved = lp.at(duals)
+            for j in range(len(lp.reduced)):
+                shift = sum(duals[i] - lp.duals[i] for i in master.table.members(j))
+                assert moved.reduced[j] == pytest.approx(lp.reduced[j] - shift, abs=1e-6 * scale), (seed, j)
+            mu = pricing.solve(duals, math.inf).bound
+            if math.isfinite(mu):
+                tested += 1
+                assert moved.bound(mu) <= best + 1e-6 * abs(best), (seed, spread)
+    assert tested >= 10, tested
+
+
+def test_the_integer_master_cuts_a_cycle_of_fused_subgraphs() -> None:
+    """``{x, y}`` and ``{q, p}`` are the cheapest cover but need each other first: the cut forbids the pair."""
+    instance = crossed(560)
+    table = VariantTable(instance, enumerate_columns(instance))
+    master = RestrictedMaster(table)
+    found = master.solve_integer(None, None)
+    assert found is not None and table.objective(found) == 4672
+    assert master.cycles and all(len(cycle) == 2 for cycle in master.cycles)
