@@ -52,9 +52,10 @@ rows :math:`r_u \ge \min(H_u, m_u + \Delta_u)` when the tensor is buffered (its
 producer is in :math:`T`, or one of its consumers is), with one binary per tensor
 choosing the branch of the minimum; network inputs likewise. The true values of
 every variable satisfy these rows, so every column is a feasible point, with its
-exact reduced cost: the MILP's optimum is a lower bound of the least reduced cost
-(:attr:`PricingAnswer.bound`). It can be lower only where the footprint model is
-looser than the cost model: the cost model takes the lcm of the consumers' steps
+exact reduced cost: the MILP's optimum is a lower bound of the least reduced cost,
+and :attr:`PricingAnswer.bound` is HiGHS' dual bound on it (a solve it calls optimal
+stops within its gap tolerances, so the incumbent's value is no bound). It can be
+lower only where the footprint model is looser than the cost model: the cost model takes the lcm of the consumers' steps
 where the rows take their maximum (equal for powers of two), and a chord replaces
 :math:`\min(H_u, s_c \Delta_c)` where :math:`s_c H_c > H_u`. Connectivity is added
 lazily: a solution whose layers fall into several components :math:`C` gets the
@@ -399,7 +400,12 @@ class PricingModel:
         if status == highspy.HighsModelStatus.kInfeasible:
             answer.bound, answer.complete = cutoff, True
         elif status == highspy.HighsModelStatus.kOptimal:
-            answer.bound, answer.complete = h.getInfo().objective_function_value, True
+            # optimal within HiGHS' gap tolerances (mip_rel_gap 1e-4): the incumbent's value may
+            # exceed the least reduced cost, the dual bound does not
+            info = h.getInfo()
+            dual_bound = info.mip_dual_bound
+            answer.bound = dual_bound if math.isfinite(dual_bound) else -math.inf
+            answer.complete = True
         else:
             bound = h.getInfo().mip_dual_bound
             answer.bound = bound if math.isfinite(bound) else -math.inf

@@ -83,6 +83,28 @@ def test_every_column_is_admitted_by_the_pricing_model_at_its_reduced_cost(confi
         assert math.isclose(answer.bound, exact, rel_tol=1e-9)
 
 
+def test_the_pricing_bound_is_the_solvers_proof_not_its_incumbent() -> None:
+    """HiGHS calls a MILP optimal within its gap tolerances; the bound the pricing reports must stay
+    below the least reduced cost of every column even when those tolerances are loose (here: stop at
+    the first incumbent), so it is the dual bound, not the incumbent's value."""
+    above = 0
+    for seed in range(8):
+        instance = small_instance(12, seed, act_kb=(4,), weight_kb=(2,))
+        terms = TrafficTerms.of(instance)
+        columns = [c.members for c in enumerate_columns(instance).columns if len(c.members) > 1]
+        pricing = PricingModel(instance, terms, 1.0)
+        pricing.highs.setOptionValue("mip_abs_gap", 1e12)
+        rng = random.Random(seed)
+        for _ in range(5):
+            duals = [rng.uniform(0.0, 2.0) * b + rng.uniform(0.0, 600.0) for b in terms.base]
+            least = min(terms.metric(instance, members) - sum(duals[i] for i in members) for members in columns)
+            answer = pricing.solve(duals, math.inf)
+            tolerance = 1e-6 * max(1.0, abs(least))
+            assert answer.complete and answer.bound <= least + tolerance, (seed, answer.bound, least)
+            above += pricing.highs.getInfo().objective_function_value > least + tolerance
+    assert above >= 5, "the loose tolerance never stopped above the optimum: the test would prove nothing"
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_the_footprint_rows_reject_the_sets_that_do_not_fit(seed: int) -> None:
     """On these graphs (strides 1 and 2, no reshapes) the footprint rows are the cost model's exactly."""
