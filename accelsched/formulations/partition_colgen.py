@@ -8,7 +8,8 @@ column generation, which proves a lower bound over *every* column, and the listi
 of the few columns whose reduced cost is small enough to matter. The MILP and
 CP-SAT models then run on a column set that provably holds an optimal partition.
 
-The master LP and the lower bound it proves from any duals are in
+The master LP and the lower bound LB it proves from any duals (its notation is used
+below: duals :math:`\pi`, charge :math:`\rho`, pricing bound :math:`\mu`) are in
 :mod:`accelsched.formulations.partition_master`; this module prices, stabilises the
 duals and lists the columns below the gap.
 
