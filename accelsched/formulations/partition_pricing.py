@@ -55,8 +55,9 @@ every variable satisfy these rows, so every column is a feasible point, with its
 exact reduced cost: the MILP's optimum is a lower bound of the least reduced cost,
 and :attr:`PricingAnswer.bound` is HiGHS' dual bound on it (a solve it calls optimal
 stops within its gap tolerances, so the incumbent's value is no bound). It can be
-lower only where the footprint model is looser than the cost model: the cost model takes the lcm of the consumers' steps
-where the rows take their maximum (equal for powers of two), and a chord replaces
+lower only where the footprint model is looser than the cost model: the cost model
+takes the lcm of the consumers' steps where the rows take their maximum (equal for
+powers of two), and a chord replaces
 :math:`\min(H_u, s_c \Delta_c)` where :math:`s_c H_c > H_u`. Connectivity is added
 lazily: a solution whose layers fall into several components :math:`C` gets the
 cuts :math:`t_a + t_b - 1 \le \sum_{v \in N(C)} t_v` (:math:`a \in C`, :math:`b` in
