@@ -20,7 +20,7 @@ The bound holds for any duals, not only the LP's. Moving the cover duals from
 and each master variant's reduced cost by :math:`-\sum_{i \in S_j} (\pi'_i - \pi_i)`
 (:meth:`~.partition_master.MasterLp.at`); the pricing MILP at :math:`\pi'` gives :math:`\mu`. The
 *inner point* :math:`\pi^{in}` is the best-bound point at which the pricing proved
-:math:`\mu \ge 0` (the last of Dinkelbach's steps above, at first); the next LP gives
+:math:`\mu \ge 0` (the last of the charge's Dinkelbach steps, at first); the next LP gives
 :math:`\pi^{out}`, whose sum, the LP value, exceeds the bound. On the segment
 :math:`\pi(t) = \pi^{in} + t \Delta`, :math:`\Delta = \pi^{out} - \pi^{in}`, a missing set
 has :math:`d_S(\pi(t)) = d_S(\pi^{in}) - t \Delta(S)`, non-negative up to
@@ -38,7 +38,7 @@ Closing the gap
 ---------------
 Let :math:`U` be the objective of a valid partition and LB a bound proven at duals
 :math:`\pi`. In a partition of objective at most :math:`U`, each subgraph's variant has
-:math:`d_j(\pi) \le U - LB` (the other terms of the sum above are at least their share
+:math:`d_j(\pi) \le U - LB` (the other terms of LB's sum are at least their share
 of LB, and a missing column's share is at most 0). So the master's columns, the
 columns of :math:`U`'s partition and every column of reduced cost at most
 :math:`\theta = U - LB` hold an optimal partition: the exact models over them are
