@@ -48,14 +48,19 @@ returns is excluded and the MILP is solved again, until it proves that none is l
 smaller :math:`U` lists fewer columns, so the integer program over the master's
 columns (the master with integer variables, cycles among the chosen subgraphs cut
 lazily: :math:`\sum_{j \in \text{cycle}} x_j \le |\text{cycle}| - 1`) is solved
-first. Nothing here needs the master to be optimal: the listing runs at the inner
-point, and it is tried as soon as the inner point's bound comes within
-:data:`CLOSE_GAP` of the LP value; one that adds :data:`LISTING_LIMIT` columns gives
-up, and column generation goes on with them in the master. On RandWire-A (partition
+first, and again over the table as the listing adds columns (about half of the
+listing's time at most): a better :math:`U` lowers :math:`\theta` for the rest of the
+listing. The listing may run past the end of the pricing rounds, until the share of
+the time limit left to the models (:data:`FINAL_SHARE`). Nothing here needs the
+master to be optimal: the listing runs at the inner point, and it is tried as soon
+as the inner point's bound comes within :data:`CLOSE_GAP` of the LP value; one that
+adds :data:`LISTING_LIMIT` columns gives up, and column generation goes on with them
+in the master. On RandWire-A (partition
 only, 6,000 s limit) the master converged after 1,557 s at 6,337,597 B, 0.12 % below
 the best partition known, and the listing below that 7.6 KB gap is what stops the
 proof: each pricing MILP took 55-105 s for 2-12 columns, and after 2,950 s (about 260
-columns, none left below 511 B) the time given to column generation ran out.
+columns, none left below 511 B) the time given to column generation ran out (then
+three quarters of the limit, the listing included).
 
 Running order (:class:`ColumnGeneration`)
 -----------------------------------------
@@ -110,6 +115,7 @@ from accelsched.solvers import SolveOptions
 __all__ = [
     "CLOSE_GAP",
     "DEFAULT_ROUNDS",
+    "FINAL_SHARE",
     "LISTING_LIMIT",
     "MASTER_COLUMNS",
     "SPREAD_STEPS",
@@ -134,8 +140,14 @@ gap are listed before the master is optimal (:data:`LISTING_LIMIT` at most)."""
 LISTING_LIMIT = 2_000
 """Most columns a listing before the master is optimal adds before column generation goes on."""
 
+FINAL_SHARE = 0.05
+"""Share of the time limit a listing of the columns below the gap leaves to the models' final solve."""
+
 MASTER_COLUMNS = 20_000
 """Largest number of enumerated columns the master starts from (the smallest ones)."""
+
+_TIGHTEN_MIN_S = 0.5
+"""Fewest seconds the integer program gets when it runs again during a listing."""
 
 _EPS = 1e-7
 """Relative tolerance of the pricing: a column is new when its reduced cost is below -eps x |objective|."""
@@ -210,6 +222,8 @@ class ColumnGeneration:
         """The bound proven at :attr:`inner`."""
         self.tried: float | None = None
         """The bound with which the last listing before the master is optimal was tried."""
+        self.listing_deadline: float | None = None
+        """Until when a listing may run (set by :meth:`run`)."""
 
     def _tolerance(self, lp: MasterLp) -> float:
         return _EPS * max(1.0, abs(lp.value))
@@ -245,13 +259,24 @@ class ColumnGeneration:
     def _left(self, deadline: float | None) -> float | None:
         return None if deadline is None else deadline - time.perf_counter()
 
-    def run(self, deadline: float | None) -> Outcome:
+    def run(self, deadline: float | None, listing_deadline: float | None = None) -> Outcome:
         """Generate columns until the master is optimal, then list the columns below the gap.
 
         The heuristic pricing goes first; the exact pricing MILP runs when it finds nothing,
         and also after :data:`STALL_ROUNDS` rounds without a decrease of the LP value (on
         these degenerate masters the heuristics can add columns for long without moving
-        it), for the bound its dual bound proves."""
+        it), for the bound its dual bound proves.
+
+        Parameters
+        ----------
+        deadline
+            A :func:`time.perf_counter` value after which no pricing round starts (None: no limit).
+        listing_deadline
+            Until when a listing of the columns below the gap, the step that completes the
+            proof, may run (default: ``deadline``; a later one lets a listing started before
+            ``deadline`` go on).
+        """
+        self.listing_deadline = deadline if listing_deadline is None else listing_deadline
         lp = self.master.solve_lp(deadline)
         best_value, stalled = lp.value, 0
         while True:
@@ -283,13 +308,13 @@ class ColumnGeneration:
                         if inner is not None and self.inner == inner:  # the charge did not beat it
                             added += self._segment(lp, sets, known, deadline)
                 if added and self._near(lp):
-                    early = self._close(deadline, LISTING_LIMIT)
+                    early = self._close(LISTING_LIMIT)
                     if early is not None:
                         return early
                 if not added:
                     if beta is None or beta < cutoff:
                         return self._stop("time limit reached during column generation")
-                    outcome = self._close(deadline)
+                    outcome = self._close()
                     assert outcome is not None  # without a limit the listing ends or runs out of time
                     return outcome
             lp = self.master.solve_lp(deadline)
@@ -418,37 +443,66 @@ class ColumnGeneration:
         if feasible and (self.inner_bound is None or bound > self.inner_bound):
             self.inner, self.inner_bound = tuple(float(v) for v in duals), bound
 
-    def _close(self, deadline: float | None, limit: int | None = None) -> Outcome | None:
+    def _close(self, limit: int | None = None) -> Outcome | None:
         """The incumbent from the integer program, then every column below the gap at the inner
-        point (module docstring).
+        point (module docstring), until :attr:`listing_deadline`.
+
+        The gap follows the incumbent: when the listing has added columns and has run at
+        least as long as the first integer program took since that program last ran, the
+        program runs again over the table (from the incumbent, for at most that long), and a
+        better partition lowers :math:`\theta` for the solves that follow. Every column of
+        reduced cost at most the final :math:`\theta` is then in the table, which is what
+        exactness needs (module docstring), and the columns listed at a larger
+        :math:`\theta` stay in it, harmless.
 
         With a ``limit`` (before the master is optimal, when the bound is already close), the
         listing gives up once it has added that many columns and returns None: column
         generation goes on, with them in the master."""
         assert self.inner is not None and self.inner_bound is not None
+        deadline = self.listing_deadline
+        begun = time.perf_counter()
         self.incumbent = self.master.solve_integer(self.incumbent, deadline)
         if self.incumbent is None:
             return self._stop("time limit reached before a partition was found")
-        upper = self.table.objective(self.incumbent)
-        theta = upper - self.inner_bound + _EPS * max(1.0, abs(upper))
-        self.theta, self.duals = theta, self.inner
+        integer_s = time.perf_counter() - begun
+        self.duals = self.inner
+        self.theta = theta = self._gap()
         for column in self.table.columns:
             if len(column.members) > 1 and self.reduced_cost(column.members, self.duals) <= theta:
                 self.pricing.exclude(column.members)
-        listed = self.listed
+        listed, since = self.listed, time.perf_counter()
         while not self._expired(deadline):
             answer = self.pricing.solve(self.duals, theta, time_limit=self._left(deadline), max_sets=10)
+            added = 0
             for members in answer.sets:
                 if self.pricing.connect(members):
                     continue
                 self.pricing.exclude(members)
                 if not self.table.has(members) and self._fits(members):
-                    self.listed += bool(self.table.add(members))
+                    added += bool(self.table.add(members))
+            self.listed += added
             if answer.complete and not answer.sets:
                 return Outcome(True, self.bound, self.incumbent, self.done, self.listed)
             if limit is not None and self.listed - listed >= limit:
                 return None
+            if added and time.perf_counter() - since >= integer_s:
+                self.theta = theta = self._tighten(integer_s, deadline)
+                since = time.perf_counter()
         return self._stop("time limit reached while listing the columns below the gap")
+
+    def _gap(self) -> float:
+        """:math:`\theta = U - LB` at the incumbent and the inner point's bound (with the pricing's tolerance)."""
+        assert self.incumbent is not None and self.inner_bound is not None
+        upper = self.table.objective(self.incumbent)
+        return upper - self.inner_bound + _EPS * max(1.0, abs(upper))
+
+    def _tighten(self, seconds: float, deadline: float | None) -> float:
+        """Run the integer program over the table again, for at most ``seconds`` (and not past
+        the deadline), from the incumbent; the gap at the incumbent it returns (never larger:
+        the program starts from the incumbent)."""
+        until = time.perf_counter() + max(seconds, _TIGHTEN_MIN_S)
+        self.incumbent = self.master.solve_integer(self.incumbent, until if deadline is None else min(until, deadline))
+        return self._gap()
 
     def reduced_cost(self, members: Sequence[int], duals: Sequence[float]) -> float:
         """The reduced cost of a multi-layer set in its resident mode."""
@@ -493,8 +547,11 @@ def prepare(
     """Check the warm start, list the columns, build the table; generate columns when the list stops early.
 
     The enumeration gets at most a quarter of the time limit; when it is incomplete,
-    column generation (:class:`ColumnGeneration`) runs until three quarters of it,
-    and its best partition becomes the solvers' start when it beats the warm start.
+    column generation (:class:`ColumnGeneration`) starts no pricing round after three
+    quarters of it, a listing of the columns below the gap may go on until all but
+    :data:`FINAL_SHARE` of it (the last step of the proof: the models then solve over
+    a table that already holds the incumbent), and its best partition becomes the
+    solvers' start when it beats the warm start.
     Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
     set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
     takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
@@ -519,7 +576,10 @@ def prepare(
     if master is not columns:
         notes.append(f"column generation starts from the {MASTER_COLUMNS} smallest of {len(columns)} columns")
     generation = ColumnGeneration(table, assignment, options.threads, rounds)
-    outcome = generation.run(None if limit is None else start + 3 * limit / 4)
+    if limit is None:
+        outcome = generation.run(None)
+    else:
+        outcome = generation.run(start + 3 * limit / 4, start + (1 - FINAL_SHARE) * limit)
     reason = columns.stopped if outcome.complete else f"{columns.stopped}; {outcome.stopped}"
     table.column_set = dataclasses.replace(
         master, complete=outcome.complete, stopped=reason, bound=outcome.bound, columns=tuple(table.columns)

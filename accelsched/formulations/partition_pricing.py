@@ -197,6 +197,7 @@ class PricingModel:
         self.highs.setOptionValue("presolve", "off")
         self._columns = 0
         self._found: list[np.ndarray] = []
+        self._excluded: set[int] = set()
         self.t = [self._var(0.0, 1.0, integer=True) for _ in range(self.n)]
         self.written: dict[int, int] = {}
         self.read: dict[int, int] = {}
@@ -325,7 +326,12 @@ class PricingModel:
 
     # ------------------------------------------------------------------- cuts
     def exclude(self, members: Sequence[int]) -> None:
-        """Remove one set from the model: ``sum_S t - sum_N(S) t <= |S| - 1``."""
+        """Remove one set from the model: ``sum_S t - sum_N(S) t <= |S| - 1`` (once: a set excluded
+        before adds no row)."""
+        mask = mask_of(members)
+        if mask in self._excluded:
+            return
+        self._excluded.add(mask)
         inside = set(members)
         border = set().union(*(self.neighbours[i] for i in inside)) - inside
         terms = [(self.t[i], 1.0) for i in sorted(inside)] + [(self.t[i], -1.0) for i in sorted(border)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from functools import partial
 from typing import Any
 
@@ -17,6 +18,7 @@ from accelsched.formulations import partition_colgen
 from accelsched.formulations.partition_colgen import ColumnGeneration, prepare
 from accelsched.formulations.partition_common import VariantTable
 from accelsched.formulations.partition_cpsat import solve_cpsat_partition
+from accelsched.formulations.partition_master import RestrictedMaster
 from accelsched.formulations.partition_milp import solve_milp
 from accelsched.formulations.partition_pricing import PricingModel, TrafficTerms
 from accelsched.problems.base import MethodSpec
@@ -144,8 +146,8 @@ def test_listing_before_the_master_is_optimal_stays_exact(limit: int, monkeypatc
     early: list[bool] = []
     close = ColumnGeneration._close
 
-    def spy(self: ColumnGeneration, deadline: float | None, limit: int | None = None) -> Any:
-        outcome = close(self, deadline, limit)
+    def spy(self: ColumnGeneration, limit: int | None = None) -> Any:
+        outcome = close(self, limit)
         if limit is not None:
             early.append(outcome is not None)
         return outcome
@@ -227,6 +229,106 @@ def test_every_column_below_the_gap_is_listed(seed: int) -> None:
         cost = generation.reduced_cost(column.members, generation.duals)
         if len(column.members) > 1 and cost <= generation.theta:
             assert table.has(column.members), column.members
+
+
+def singletons(table: VariantTable) -> Any:
+    """The assignment of every layer alone under the largest capacities: a valid, poor start."""
+    instance = table.instance
+    subgraphs = [(i,) for i in range(instance.n_layers)]
+    solution = PartitionSolution.from_indices(instance, subgraphs, table.act_bytes[-1], table.weight_bytes[-1])
+    return table.assignment(solution)
+
+
+def test_the_gap_follows_the_incumbent_during_the_listing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An integer program cut short when the listing starts (here: it returns its start, every layer
+    alone) leaves a loose gap; run again as the listing adds columns, it lowers theta to the
+    optimum's gap, and every column below that gap is still listed."""
+    solve_integer = RestrictedMaster.solve_integer
+    calls: list[int] = []
+
+    def first_cut_short(self: RestrictedMaster, start: Any, deadline: float | None) -> Any:
+        calls.append(1)
+        return start if len(calls) == 1 else solve_integer(self, start, deadline)
+
+    monkeypatch.setattr(RestrictedMaster, "solve_integer", first_cut_short)
+    lowered = 0
+    for seed in (4, 10, 16, 20, 34, 46):  # seeds whose LP bound is below the optimum
+        calls.clear()
+        instance = small_instance(6 + seed % 7, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
+        table = VariantTable(instance, enumerate_columns(instance, budget=BUDGET))
+        start = singletons(table)
+        generation = ColumnGeneration(table, start)
+        assert generation.run(None).complete and generation.theta is not None and generation.incumbent is not None
+        assert generation.inner_bound is not None
+        best = run("enumerate", instance).objective
+        assert best is not None and same(table.objective(generation.incumbent), best), seed
+        tolerance = 1e-7 * max(1.0, abs(best))
+        assert generation.theta == pytest.approx(best - generation.inner_bound + tolerance, abs=1e-6), seed
+        lowered += table.objective(start) - generation.inner_bound > generation.theta
+        theta, duals = generation.theta, generation.duals
+        for column in enumerate_columns(instance).columns:
+            if len(column.members) > 1 and generation.reduced_cost(column.members, duals) <= theta:
+                assert table.has(column.members), (seed, column.members)
+    assert lowered == 6
+
+
+def test_a_listing_may_run_past_the_last_pricing_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run(deadline, listing_deadline)``: no pricing round starts after ``deadline``, but the listing
+    begun before it goes on until ``listing_deadline`` (here the clock jumps past ``deadline`` as
+    the listing starts) and completes the proof; without a later listing deadline it stops there."""
+    monkeypatch.setattr(partition_colgen, "CLOSE_GAP", -math.inf)  # one listing, at convergence
+    real = time.perf_counter
+    skipped = [0.0]
+    monkeypatch.setattr(partition_colgen.time, "perf_counter", lambda: real() + skipped[0])
+    close = ColumnGeneration._close
+
+    def late(self: ColumnGeneration, limit: int | None = None) -> Any:
+        skipped[0] = 120.0
+        return close(self, limit)
+
+    monkeypatch.setattr(ColumnGeneration, "_close", late)
+    instance = small_instance(10, 16, **GENERATION_CONFIGS[16 % len(GENERATION_CONFIGS)])
+    best = run("enumerate", instance).objective
+    for later in (True, False):
+        skipped[0] = 0.0
+        table = VariantTable(instance, enumerate_columns(instance, budget=BUDGET))
+        generation = ColumnGeneration(table, None)
+        now = time.perf_counter()
+        outcome = generation.run(now + 60.0, now + 600.0 if later else None)
+        assert skipped[0] == 120.0 and generation.bound is not None  # converged, then the clock jumped
+        if later:
+            assert outcome.complete and outcome.listed > 0 and outcome.incumbent is not None
+            assert best is not None and same(table.objective(outcome.incumbent), best)
+        else:
+            assert not outcome.complete and "time limit reached" in outcome.stopped
+
+
+def test_prepare_leaves_the_final_share_of_the_limit_to_the_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pricing rounds until three quarters of the limit, a listing until all but ``FINAL_SHARE`` of it."""
+    seen: list[tuple[float | None, float | None]] = []
+    run_generation = ColumnGeneration.run
+
+    def spy(self: ColumnGeneration, deadline: float | None, listing_deadline: float | None = None) -> Any:
+        seen.append((deadline, listing_deadline))
+        return run_generation(self, deadline, listing_deadline)
+
+    monkeypatch.setattr(ColumnGeneration, "run", spy)
+    instance = small_instance(9, 2, **GENERATION_CONFIGS[2])
+    start = time.perf_counter()
+    prepared = prepare(instance, SolveOptions(time_limit_s=400.0), None, BUDGET, start)
+    assert prepared.table.complete
+    assert seen == [(start + 300.0, start + (1 - partition_colgen.FINAL_SHARE) * 400.0)]
+
+
+def test_a_set_excluded_twice_adds_one_row() -> None:
+    """Listings repeated before the master is optimal exclude the same columns again: one row each."""
+    instance = small_instance(9, 0)
+    pricing = PricingModel(instance, TrafficTerms.of(instance), 1.0)
+    first, second = random_columns(instance, 0)[:2]
+    rows = pricing.highs.getNumRow()
+    for members in (first, second, first, tuple(reversed(first)), second):
+        pricing.exclude(members)
+    assert pricing.highs.getNumRow() == rows + 2
 
 
 def test_the_listing_adds_columns_the_generation_did_not_meet() -> None:
