@@ -238,7 +238,8 @@ def solve_cpsat_partition(
         The partition instance.
     options
         Limits; the time limit covers the column enumeration (at most a quarter of it), column
-        generation (up to three quarters) and the solve.
+        generation (pricing rounds up to three quarters, the listing below the gap up to all
+        but :data:`~accelsched.formulations.partition_colgen.FINAL_SHARE`) and the solve.
     warm_start
         A solution given as a complete hint (checked first; a rejected one is ignored and said so).
     budget

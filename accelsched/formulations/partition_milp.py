@@ -77,7 +77,8 @@ Running
 -------
 :func:`solve_milp` enumerates the columns in at most a quarter of the time limit
 and, when the enumeration stops at its budget, completes the column set by column
-generation until three quarters of it (see
+generation (pricing rounds until three quarters of it, the listing of the columns
+below the gap until all but the last 5 %; see
 :func:`accelsched.formulations.partition_colgen.prepare`: every column an optimal
 partition needs, or a proven bound when time runs out); then it builds the model
 and solves it with presolve off. A warm start (or column generation's better
@@ -233,7 +234,8 @@ def solve_milp(
         The partition instance.
     options
         Limits; the time limit covers the column enumeration (at most a quarter of it), column
-        generation (up to three quarters) and the solve.
+        generation (pricing rounds up to three quarters, the listing below the gap up to all
+        but :data:`~accelsched.formulations.partition_colgen.FINAL_SHARE`) and the solve.
     warm_start
         A solution to start from (checked first; a rejected one is ignored and said so).
     backend
