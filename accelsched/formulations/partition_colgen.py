@@ -55,12 +55,12 @@ the time limit left to the models (:data:`FINAL_SHARE`). Nothing here needs the
 master to be optimal: the listing runs at the inner point, and it is tried as soon
 as the inner point's bound comes within :data:`CLOSE_GAP` of the LP value; one that
 adds :data:`LISTING_LIMIT` columns gives up, and column generation goes on with them
-in the master. On RandWire-A (partition
-only, 6,000 s limit) the master converged after 1,557 s at 6,337,597 B, 0.12 % below
-the best partition known, and the listing below that 7.6 KB gap is what stops the
-proof: each pricing MILP took 55-105 s for 2-12 columns, and after 2,950 s (about 260
-columns, none left below 511 B) the time given to column generation ran out (then
-three quarters of the limit, the listing included). Listing one first layer :math:`r`
+in the master. On RandWire-A (partition only, 6,000 s limit) the master converged
+after 1,557 s at 6,337,597 B, 0.12 % below the best partition known, and the listing
+below that 7.6 KB gap is what stops the proof: each pricing MILP took 55-105 s for
+2-12 columns, and after 2,950 s (about 260 columns, none left below 511 B) the time
+given to column generation ran out (then three quarters of the limit, the listing
+included). Listing one first layer :math:`r`
 at a time (:math:`t_r = 1`, the layers before it and those whose closure with it
 cannot fit fixed to 0) was tried there and dropped: under 1 MB / 1.125 MB the pair
 filter keeps 96 of the 253 layers per root on average (187 for the first), and the
