@@ -492,7 +492,10 @@ class ColumnGeneration:
             if added and time.perf_counter() - since >= integer_s:
                 self.theta = theta = self._tighten(integer_s, deadline)
                 since = time.perf_counter()
-        return self._stop("time limit reached while listing the columns below the gap")
+        return self._stop(
+            f"time limit reached while listing the columns below the gap of {theta:.6g} "
+            f"({self.listed} listed, {len(self.table.columns)} columns)"
+        )
 
     def _gap(self) -> float:
         """:math:`\theta = U - LB` at the incumbent and the inner point's bound (with the pricing's tolerance)."""

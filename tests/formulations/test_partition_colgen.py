@@ -301,6 +301,17 @@ def test_a_listing_may_run_past_the_last_pricing_round(monkeypatch: pytest.Monke
             assert best is not None and same(table.objective(outcome.incumbent), best)
         else:
             assert not outcome.complete and "time limit reached" in outcome.stopped
+    # with a partition to start from, a listing cut short says how far it got
+    skipped[0] = 0.0
+    table = VariantTable(instance, enumerate_columns(instance, budget=BUDGET))
+    generation = ColumnGeneration(table, singletons(table))
+    now = time.perf_counter()
+    outcome = generation.run(now + 60.0)
+    assert not outcome.complete and generation.theta is not None
+    assert outcome.stopped == (
+        f"time limit reached while listing the columns below the gap of {generation.theta:.6g} "
+        f"(0 listed, {len(table.columns)} columns)"
+    )
 
 
 def test_prepare_leaves_the_final_share_of_the_limit_to_the_models(monkeypatch: pytest.MonkeyPatch) -> None:
