@@ -60,11 +60,11 @@ after 1,557 s at 6,337,597 B, 0.12 % below the best partition known, and the lis
 below that 7.6 KB gap is what stops the proof: each pricing MILP took 55-105 s for
 2-12 columns, and after 2,950 s (about 260 columns, none left below 511 B) the time
 given to column generation ran out (then three quarters of the limit, the listing
-included). Listing one first layer :math:`r`
-at a time (:math:`t_r = 1`, the layers before it and those whose closure with it
-cannot fit fixed to 0) was tried there and dropped: under 1 MB / 1.125 MB the pair
-filter keeps 96 of the 253 layers per root on average (187 for the first), and the
-first root's solves gave 1-2 columns per 20-60 s, no faster than the whole listing.
+included). Listing one first layer :math:`r` at a time (:math:`t_r = 1`, the layers
+before it and those whose closure with it cannot fit fixed to 0) was tried there and
+dropped: under 1 MB / 1.125 MB the pair filter keeps 96 of the 253 layers per root on
+average (187 for the first), and the first root's solves gave 1-2 columns per
+20-60 s, no faster than the whole listing.
 
 Running order (:class:`ColumnGeneration`)
 -----------------------------------------
@@ -226,8 +226,6 @@ class ColumnGeneration:
         """The bound proven at :attr:`inner`."""
         self.tried: float | None = None
         """The bound with which the last listing before the master is optimal was tried."""
-        self.listing_deadline: float | None = None
-        """Until when a listing may run (set by :meth:`run`)."""
 
     def _tolerance(self, lp: MasterLp) -> float:
         return _EPS * max(1.0, abs(lp.value))
@@ -280,7 +278,7 @@ class ColumnGeneration:
             proof, may run (default: ``deadline``; a later one lets a listing started before
             ``deadline`` go on).
         """
-        self.listing_deadline = deadline if listing_deadline is None else listing_deadline
+        listing_deadline = deadline if listing_deadline is None else listing_deadline
         lp = self.master.solve_lp(deadline)
         best_value, stalled = lp.value, 0
         while True:
@@ -312,13 +310,13 @@ class ColumnGeneration:
                         if inner is not None and self.inner == inner:  # the charge did not beat it
                             added += self._segment(lp, sets, known, deadline)
                 if added and self._near(lp):
-                    early = self._close(LISTING_LIMIT)
+                    early = self._close(listing_deadline, LISTING_LIMIT)
                     if early is not None:
                         return early
                 if not added:
                     if beta is None or beta < cutoff:
                         return self._stop("time limit reached during column generation")
-                    outcome = self._close()
+                    outcome = self._close(listing_deadline)
                     assert outcome is not None  # without a limit the listing ends or runs out of time
                     return outcome
             lp = self.master.solve_lp(deadline)
@@ -447,9 +445,9 @@ class ColumnGeneration:
         if feasible and (self.inner_bound is None or bound > self.inner_bound):
             self.inner, self.inner_bound = tuple(float(v) for v in duals), bound
 
-    def _close(self, limit: int | None = None) -> Outcome | None:
+    def _close(self, deadline: float | None, limit: int | None = None) -> Outcome | None:
         """The incumbent from the integer program, then every column below the gap at the inner
-        point (module docstring), until :attr:`listing_deadline`.
+        point (module docstring), until ``deadline`` (the listing deadline of :meth:`run`).
 
         The gap follows the incumbent: when the listing has added columns and has run at
         least as long as the first integer program took since that program last ran, the
@@ -463,7 +461,6 @@ class ColumnGeneration:
         listing gives up once it has added that many columns and returns None: column
         generation goes on, with them in the master."""
         assert self.inner is not None and self.inner_bound is not None
-        deadline = self.listing_deadline
         begun = time.perf_counter()
         self.incumbent = self.master.solve_integer(self.incumbent, deadline)
         if self.incumbent is None:

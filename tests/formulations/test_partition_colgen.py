@@ -146,8 +146,8 @@ def test_listing_before_the_master_is_optimal_stays_exact(limit: int, monkeypatc
     early: list[bool] = []
     close = ColumnGeneration._close
 
-    def spy(self: ColumnGeneration, limit: int | None = None) -> Any:
-        outcome = close(self, limit)
+    def spy(self: ColumnGeneration, deadline: float | None, limit: int | None = None) -> Any:
+        outcome = close(self, deadline, limit)
         if limit is not None:
             early.append(outcome is not None)
         return outcome
@@ -282,9 +282,9 @@ def test_a_listing_may_run_past_the_last_pricing_round(monkeypatch: pytest.Monke
     monkeypatch.setattr(partition_colgen.time, "perf_counter", lambda: real() + skipped[0])
     close = ColumnGeneration._close
 
-    def late(self: ColumnGeneration, limit: int | None = None) -> Any:
+    def late(self: ColumnGeneration, deadline: float | None, limit: int | None = None) -> Any:
         skipped[0] = 120.0
-        return close(self, limit)
+        return close(self, deadline, limit)
 
     monkeypatch.setattr(ColumnGeneration, "_close", late)
     instance = small_instance(10, 16, **GENERATION_CONFIGS[16 % len(GENERATION_CONFIGS)])
