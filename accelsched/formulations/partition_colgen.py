@@ -66,6 +66,22 @@ dropped: under 1 MB / 1.125 MB the pair filter keeps 96 of the 253 layers per ro
 average (187 for the first), and the first root's solves gave 1-2 columns per
 20-60 s, no faster than the whole listing.
 
+What the gap is made of there (measured on the master at convergence, 1,429 s, 22,947
+columns, LB 6,337,597 B): its LP vertex has 10 fractional columns, at 1/4, 1/2 and 3/4,
+over 163 layers. The order of the subgraphs is not the gap: the integer program over
+the same columns without its cycle cuts already gives :math:`U`. Subset-row cuts on
+triples of layers (Jepsen et al., 2008) do not raise the LP (88 violated cuts in two
+rounds, then an alternative fractional optimum violates none). One Ryan-Foster branch
+does: with layers 87 and 167 together, or apart, the LP over the same columns is
+:math:`U` in both children, and column generation in each (the pricing MILP with
+:math:`t_i = t_j`, or :math:`t_i + t_j \le 1`, started from the parent's inner point,
+which stays a valid one since a child only removes columns) proves 6,345,240.999 B
+after 1,447 s (together) and 2,030 s (apart). The metric is an integer number of
+bytes, so both children are pruned and :math:`U` is optimal: one branching settles
+what the listing below 7.6 KB would take about 12 h to. This was an experiment, with
+the branch patched into these classes by hand; branch-and-price is not implemented
+here yet, and the committed Fig. 11 row still reports the 0.12 % gap.
+
 Running order (:class:`ColumnGeneration`)
 -----------------------------------------
 0. The master starts from the :data:`MASTER_COLUMNS` smallest enumerated columns
