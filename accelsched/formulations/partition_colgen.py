@@ -66,8 +66,9 @@ dropped: under 1 MB / 1.125 MB the pair filter keeps 96 of the 253 layers per ro
 average (187 for the first), and the first root's solves gave 1-2 columns per
 20-60 s, no faster than the whole listing.
 
-What the gap is made of there (measured on the master at convergence, 1,429 s, 22,947
-columns, LB 6,337,597 B): its LP vertex has 10 fractional columns, at 1/4, 1/2 and 3/4,
+What the gap is made of there (measured on the master as its first listing began,
+1,429 s, 22,947 columns, its bound already the converged 6,337,597 B, which the LP over
+these columns equals): its LP vertex has 10 fractional columns, at 1/4, 1/2 and 3/4,
 over 163 layers. The order of the subgraphs is not the gap: the integer program over
 the same columns without its cycle cuts already gives :math:`U`. Subset-row cuts on
 triples of layers (Jepsen et al., 2008) do not raise the LP (88 violated cuts in two
