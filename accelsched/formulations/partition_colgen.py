@@ -51,7 +51,8 @@ lazily: :math:`\sum_{j \in \text{cycle}} x_j \le |\text{cycle}| - 1`) is solved
 first, and again over the table as the listing adds columns (about half of the
 listing's time at most): a better :math:`U` lowers :math:`\theta` for the rest of the
 listing. The listing may run past the end of the pricing rounds, until the share of
-the time limit left to the models (:data:`FINAL_SHARE`). Nothing here needs the
+the time limit left to the models
+(:data:`~accelsched.formulations.partition_branch.FINAL_SHARE`). Nothing here needs the
 master to be optimal: the listing runs at the inner point, and it is tried as soon
 as the inner point's bound comes within :data:`CLOSE_GAP` of the LP value; one that
 adds :data:`LISTING_LIMIT` columns gives up, and column generation goes on with them
@@ -85,8 +86,9 @@ here yet, and the committed Fig. 11 row still reports the 0.12 % gap.
 
 Running order (:class:`ColumnGeneration`)
 -----------------------------------------
-0. The master starts from the :data:`MASTER_COLUMNS` smallest enumerated columns
-   (and the warm start's): the pricing finds the others when they matter, and each
+0. The master starts from the
+   :data:`~accelsched.formulations.partition_branch.MASTER_COLUMNS` smallest enumerated
+   columns (and the warm start's): the pricing finds the others when they matter, and each
    round's LP is that much faster (RandWire-A, partition only: 3 s a round from
    20,000 columns against 90 s from the 200,000 of the default budget, and a lower
    LP value after 5 minutes).
@@ -116,33 +118,29 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 
 import networkx as nx
 import numpy as np
 
 from accelsched.formulations.partition_common import (
     Assignment,
-    Prepared,
     VariantTable,
-    checked_warm_start,
 )
 from accelsched.formulations.partition_master import MasterLp, RestrictedMaster
 from accelsched.formulations.partition_pricing import NeighbourSearch, PricingModel, TrafficTerms
-from accelsched.problems.partition import PartitionInstance, PartitionSolution
-from accelsched.problems.partition_columns import enumerate_columns, mask_of
-from accelsched.solvers import SolveOptions
+from accelsched.formulations.partition_rules import PairRule
+from accelsched.problems.partition import PartitionInstance
+from accelsched.problems.partition_columns import mask_of
 
 __all__ = [
     "CLOSE_GAP",
     "DEFAULT_ROUNDS",
-    "FINAL_SHARE",
     "LISTING_LIMIT",
-    "MASTER_COLUMNS",
+    "LISTING_SHARE",
+    "PRICING_EPS",
     "SPREAD_STEPS",
     "STALL_ROUNDS",
     "ColumnGeneration",
-    "prepare",
 ]
 
 DEFAULT_ROUNDS = 100_000
@@ -159,18 +157,17 @@ CLOSE_GAP = 1e-3
 gap are listed before the master is optimal (:data:`LISTING_LIMIT` at most)."""
 
 LISTING_LIMIT = 2_000
-"""Most columns a listing before the master is optimal adds before column generation goes on."""
+"""Most columns a listing adds before it gives up: column generation goes on before the master is
+optimal, branching after."""
 
-FINAL_SHARE = 0.05
-"""Share of the time limit a listing of the columns below the gap leaves to the models' final solve."""
-
-MASTER_COLUMNS = 20_000
-"""Largest number of enumerated columns the master starts from (the smallest ones)."""
+LISTING_SHARE = 0.1
+"""Share of the time left to it that the listing after the master is optimal takes before it gives up
+(branching then closes the gap)."""
 
 _TIGHTEN_MIN_S = 0.5
 """Fewest seconds the integer program gets when it runs again during a listing."""
 
-_EPS = 1e-7
+PRICING_EPS = 1e-7
 """Relative tolerance of the pricing: a column is new when its reduced cost is below -eps x |objective|."""
 
 
@@ -192,6 +189,11 @@ class Outcome:
         Columns added by the listing of the columns below the gap.
     stopped
         Why the work stopped before completing (empty when complete).
+    converged
+        Whether the master was optimal when the work stopped short of the proof (branching
+        can go on from its inner point).
+    nodes
+        Nodes of the branch-and-price tree solved (0 when column generation alone decided).
     """
 
     complete: bool
@@ -200,6 +202,8 @@ class Outcome:
     rounds: int
     listed: int = 0
     stopped: str = ""
+    converged: bool = False
+    nodes: int = 0
 
 
 class ColumnGeneration:
@@ -243,17 +247,21 @@ class ColumnGeneration:
         """The bound proven at :attr:`inner`."""
         self.tried: float | None = None
         """The bound with which the last listing before the master is optimal was tried."""
+        self.slow = False
+        """Whether a listing gave up for time (:data:`LISTING_SHARE`): with fixed capacities, no
+        listing follows the master's convergence then, and branching takes over at once."""
 
     def _tolerance(self, lp: MasterLp) -> float:
-        return _EPS * max(1.0, abs(lp.value))
+        return PRICING_EPS * max(1.0, abs(lp.value))
 
     def _add(self, sets: Sequence[Sequence[int]]) -> int:
-        """Add the sets that are new columns (connected, fitting) to the table and cut the others
-        from the pricing MILP (a master column met again, with the interior point's inexact
-        duals, is cut too: the bound covers it through the master's reduced costs)."""
+        """Add the sets that are new columns (connected, fitting, keeping the node's branching
+        rules) to the table and cut the others from the pricing MILP (a master column met again,
+        with the interior point's inexact duals, is cut too: the bound covers it through the
+        master's reduced costs)."""
         added = 0
         for members in sets:
-            if len(members) < 2 or self.pricing.connect(members):
+            if len(members) < 2 or not self.master.admits(members) or self.pricing.connect(members):
                 continue
             added += self._admit(members)
         return added
@@ -284,7 +292,14 @@ class ColumnGeneration:
         The heuristic pricing goes first; the exact pricing MILP runs when it finds nothing,
         and also after :data:`STALL_ROUNDS` rounds without a decrease of the LP value (on
         these degenerate masters the heuristics can add columns for long without moving
-        it), for the bound its dual bound proves.
+        it), for the bound its dual bound proves. A listing gives up after
+        :data:`LISTING_LIMIT` columns or :data:`LISTING_SHARE` of the time left to it. With
+        fixed capacities, when the listing at the end gives up, or is skipped because an
+        earlier one gave up for time (:attr:`slow`), the outcome says that the master is
+        optimal (:attr:`Outcome.converged`), and branching on pairs of layers
+        (:class:`~accelsched.formulations.partition_branch.BranchAndPrice`) closes the gap
+        instead. In co-exploration the listing at the end runs to the end: there the master's
+        LP also mixes capacities, which such branching leaves fractional.
 
         Parameters
         ----------
@@ -296,6 +311,63 @@ class ColumnGeneration:
             ``deadline`` go on).
         """
         listing_deadline = deadline if listing_deadline is None else listing_deadline
+        state = self._generate(deadline, listing_deadline, early=True)
+        if isinstance(state, Outcome):
+            return state
+        if self.instance.co_exploration:  # branching on layer pairs alone cannot fix the capacities
+            outcome = self._close(listing_deadline)
+            assert outcome is not None  # without a limit the listing ends or runs out of time
+            return outcome
+        if not self.slow:
+            outcome = self._close(listing_deadline, LISTING_LIMIT, self._give_up(listing_deadline))
+            if outcome is not None:
+                return outcome
+        reason = (
+            f"the listing below the gap of {self.theta:.6g} gave up ({self.listed} listed, "
+            f"{len(self.table.columns)} columns)"
+        )
+        return dataclasses.replace(self._stop(reason), converged=True)
+
+    def solve_node(
+        self,
+        rules: frozenset[PairRule],
+        inner: tuple[float, ...],
+        inner_bound: float,
+        deadline: float | None,
+        prune_above: float,
+    ) -> MasterLp | None:
+        """Column generation under branching rules, from an inner point its parent proved.
+
+        The parent's inner point stays one here: a node's partitions are some of its
+        parent's, and its pricing MILP admits a subset of the sets, so every missing set
+        keeps a non-negative reduced cost there, and the node's bound starts at the
+        parent's. There is no listing in a node; the generation stops as soon as a bound
+        above ``prune_above`` is proven.
+
+        Returns the last master LP (the master is optimal, or the node is pruned: compare
+        :attr:`bound` with ``prune_above``), or None when the time or the round limit
+        stopped the work (:attr:`bound` is then the node's best bound)."""
+        self.master.rules = rules
+        self.pricing.impose(rules)
+        self.inner, self.inner_bound, self.bound = inner, inner_bound, inner_bound
+        self.tried = None
+        state = self._generate(deadline, deadline, early=False, prune_above=prune_above)
+        return None if isinstance(state, Outcome) else state
+
+    def _generate(
+        self,
+        deadline: float | None,
+        listing_deadline: float | None,
+        *,
+        early: bool,
+        prune_above: float | None = None,
+    ) -> MasterLp | Outcome:
+        """The pricing rounds of :meth:`run` and :meth:`solve_node`.
+
+        Returns the last master LP when the exact pricing proved that no column is missing,
+        or when a bound above ``prune_above`` is proven; an outcome when the work stops, or
+        when a listing before the master is optimal (only when ``early``, until
+        ``listing_deadline``) completed the proof."""
         lp = self.master.solve_lp(deadline)
         best_value, stalled = lp.value, 0
         while True:
@@ -326,16 +398,16 @@ class ColumnGeneration:
                         added += self._spread(lp, sets, known, deadline)
                         if inner is not None and self.inner == inner:  # the charge did not beat it
                             added += self._segment(lp, sets, known, deadline)
-                if added and self._near(lp):
-                    early = self._close(listing_deadline, LISTING_LIMIT)
-                    if early is not None:
-                        return early
+                if prune_above is not None and self.bound is not None and self.bound > prune_above:
+                    return lp
+                if added and early and self._near(lp):
+                    closed = self._close(listing_deadline, LISTING_LIMIT, self._give_up(listing_deadline))
+                    if closed is not None:
+                        return closed
                 if not added:
                     if beta is None or beta < cutoff:
                         return self._stop("time limit reached during column generation")
-                    outcome = self._close(listing_deadline)
-                    assert outcome is not None  # without a limit the listing ends or runs out of time
-                    return outcome
+                    return lp
             lp = self.master.solve_lp(deadline)
             if lp.value < best_value - self._tolerance(lp):
                 best_value, stalled = lp.value, 0
@@ -462,7 +534,7 @@ class ColumnGeneration:
         if feasible and (self.inner_bound is None or bound > self.inner_bound):
             self.inner, self.inner_bound = tuple(float(v) for v in duals), bound
 
-    def _close(self, deadline: float | None, limit: int | None = None) -> Outcome | None:
+    def _close(self, deadline: float | None, limit: int | None = None, give_up: float | None = None) -> Outcome | None:
         """The incumbent from the integer program, then every column below the gap at the inner
         point (module docstring), until ``deadline`` (the listing deadline of :meth:`run`).
 
@@ -474,9 +546,10 @@ class ColumnGeneration:
         exactness needs (module docstring), and the columns listed at a larger
         :math:`\theta` stay in it, harmless.
 
-        With a ``limit`` (before the master is optimal, when the bound is already close), the
-        listing gives up once it has added that many columns and returns None: column
-        generation goes on, with them in the master."""
+        With a ``limit``, the listing gives up once it has added that many columns, and with
+        ``give_up`` (a :func:`time.perf_counter` value) once that time has passed; it then
+        returns None. Before the master is optimal, column generation goes on with the columns
+        listed in the master; after, branching may take over (:meth:`run`)."""
         assert self.inner is not None and self.inner_bound is not None
         begun = time.perf_counter()
         self.incumbent = self.master.solve_integer(self.incumbent, deadline)
@@ -503,6 +576,9 @@ class ColumnGeneration:
                 return Outcome(True, self.bound, self.incumbent, self.done, self.listed)
             if limit is not None and self.listed - listed >= limit:
                 return None
+            if give_up is not None and time.perf_counter() > give_up:
+                self.slow = True
+                return None
             if added and time.perf_counter() - since >= integer_s:
                 self.theta = theta = self._tighten(integer_s, deadline)
                 since = time.perf_counter()
@@ -511,11 +587,16 @@ class ColumnGeneration:
             f"({self.listed} listed, {len(self.table.columns)} columns)"
         )
 
+    def _give_up(self, deadline: float | None) -> float | None:
+        """When a listing starting now gives up: after :data:`LISTING_SHARE` of the time left."""
+        now = time.perf_counter()
+        return None if deadline is None else now + LISTING_SHARE * (deadline - now)
+
     def _gap(self) -> float:
         """:math:`\theta = U - LB` at the incumbent and the inner point's bound (with the pricing's tolerance)."""
         assert self.incumbent is not None and self.inner_bound is not None
         upper = self.table.objective(self.incumbent)
-        return upper - self.inner_bound + _EPS * max(1.0, abs(upper))
+        return upper - self.inner_bound + PRICING_EPS * max(1.0, abs(upper))
 
     def _tighten(self, seconds: float, deadline: float | None) -> float:
         """Run the integer program over the table again, for at most ``seconds`` (and not past
@@ -555,65 +636,3 @@ def _windows(instance: PartitionInstance) -> list[set[int]]:
     if current and pieces:
         pieces[-1] |= current
     return [pieces[k] | pieces[k + 1] for k in range(len(pieces) - 1)]
-
-
-def prepare(
-    instance: PartitionInstance,
-    options: SolveOptions,
-    warm_start: PartitionSolution | None,
-    budget: int,
-    start: float,
-    rounds: int = DEFAULT_ROUNDS,
-) -> Prepared:
-    """Check the warm start, list the columns, build the table; generate columns when the list stops early.
-
-    The enumeration gets at most a quarter of the time limit; when it is incomplete,
-    column generation (:class:`ColumnGeneration`) starts no pricing round after three
-    quarters of it, a listing of the columns below the gap may go on until all but
-    :data:`FINAL_SHARE` of it (the last step of the proof: the models then solve over
-    a table that already holds the incumbent), and its best partition becomes the
-    solvers' start when it beats the warm start.
-    Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
-    set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
-    takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
-    """
-    warm, note = checked_warm_start(instance, warm_start)
-    limit = options.time_limit_s
-    columns = enumerate_columns(instance, budget, None if limit is None else start + limit / 4)
-    notes = [note] if note else []
-    master = columns
-    if not columns.complete and len(columns.columns) > MASTER_COLUMNS:
-        smallest = sorted(columns.columns, key=lambda column: (len(column.members), column.members))
-        kept = tuple(sorted(smallest[:MASTER_COLUMNS], key=attrgetter("members")))
-        below = min(columns.listed_below, len(smallest[MASTER_COLUMNS].members))
-        master = dataclasses.replace(columns, columns=kept, listed_below=below)
-    table = VariantTable(instance, master, warm.indices(instance) if warm else ())
-    assignment = table.assignment(warm) if warm else None
-    if assignment is not None:
-        notes = [f"{note} (objective {table.objective(assignment):.12g})"]
-    deadline = None if limit is None else start + limit
-    if columns.complete:
-        return Prepared(table, assignment, tuple(notes), deadline)
-    if master is not columns:
-        notes.append(f"column generation starts from the {MASTER_COLUMNS} smallest of {len(columns)} columns")
-    generation = ColumnGeneration(table, assignment, options.threads, rounds)
-    if limit is None:
-        outcome = generation.run(None)
-    else:
-        outcome = generation.run(start + 3 * limit / 4, start + (1 - FINAL_SHARE) * limit)
-    reason = columns.stopped if outcome.complete else f"{columns.stopped}; {outcome.stopped}"
-    table.column_set = dataclasses.replace(
-        master, complete=outcome.complete, stopped=reason, bound=outcome.bound, columns=tuple(table.columns)
-    )
-    table.complete = outcome.complete
-    # an incomplete set's stop reasons are in the result's note on the bound (partition_result)
-    progress = f"column generation: {outcome.rounds} rounds, {len(table.columns)} columns"
-    notes.append(
-        f"{columns.stopped}; {progress}, every column below the gap listed ({outcome.listed} added)"
-        if outcome.complete
-        else progress
-    )
-    better = outcome.incumbent is not None and (
-        assignment is None or table.objective(outcome.incumbent) < table.objective(assignment)
-    )
-    return Prepared(table, outcome.incumbent if better else assignment, tuple(notes), deadline, better)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from accelsched.errors import InfeasibleSolution
 from accelsched.formulations.partition_bound import forced_traffic_bound
 from accelsched.hardware.cost.partition import Mode
-from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution, check
+from accelsched.problems.partition import PROBLEM, Metric, PartitionInstance, PartitionSolution, check
 from accelsched.problems.partition_columns import Column, ColumnSet, mask_of
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 
@@ -210,6 +210,16 @@ class VariantTable:
             for i in self.members(j):
                 level[i] = variant.weight_index if weights else variant.act_index
         return {(i, k): int(level[i] >= k) for i, steps in self.levels(weights).items() for k, _ in steps}
+
+    @property
+    def objective_step(self) -> float:
+        """The objective's granularity: 1 when every partition's objective is a whole number (external
+        memory access in bytes, and an integral alpha in co-exploration), else 0.
+
+        A bound above ``U - 1`` then proves that no partition beats an objective ``U``."""
+        instance = self.instance
+        whole = instance.metric is Metric.EMA and float(self.metric_weight).is_integer()
+        return 1.0 if whole else 0.0
 
     def objective(self, assignment: Assignment) -> float:
         """The models' objective at an assignment, from the coefficients above."""

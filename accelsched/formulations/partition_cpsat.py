@@ -40,7 +40,7 @@ objective at the decoded solution.
 
 Running
 -------
-As for the MILP (:func:`accelsched.formulations.partition_colgen.prepare`): columns
+As for the MILP (:func:`accelsched.formulations.partition_branch.prepare`): columns
 enumerated in at most a quarter of the time limit and completed by column generation
 beyond the budget, CP-SAT's presolve off (its objective
 expansion leaves the linear relaxation without a useful bound on these models), a
@@ -58,7 +58,8 @@ from fractions import Fraction
 
 from ortools.sat.python import cp_model
 
-from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS, prepare
+from accelsched.formulations.partition_branch import prepare
+from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS
 from accelsched.formulations.partition_common import (
     Assignment,
     VariantTable,
@@ -239,7 +240,7 @@ def solve_cpsat_partition(
     options
         Limits; the time limit covers the column enumeration (at most a quarter of it), column
         generation (pricing rounds up to three quarters, the listing below the gap up to all
-        but :data:`~accelsched.formulations.partition_colgen.FINAL_SHARE`) and the solve.
+        but :data:`~accelsched.formulations.partition_branch.FINAL_SHARE`) and the solve.
     warm_start
         A solution given as a complete hint (checked first; a rejected one is ignored and said so).
     budget

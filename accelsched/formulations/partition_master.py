@@ -85,6 +85,7 @@ import networkx as nx
 import numpy as np
 
 from accelsched.formulations.partition_common import Assignment, VariantTable, execution_order
+from accelsched.formulations.partition_rules import PairRule
 from accelsched.solvers.highs import ensure_highs_threads
 
 __all__ = ["MasterLp", "RestrictedMaster"]
@@ -104,6 +105,8 @@ class MasterLp:
         The duals of the cover rows.
     support
         Variants with a positive value.
+    weights
+        Their values (as ``support``).
     base
         :math:`\\lambda^\\top b` plus the capacity terms of the bound.
     least
@@ -128,6 +131,7 @@ class MasterLp:
     n: int
     min_size: int = 2
     status: str = "Optimal"
+    weights: tuple[float, ...] = ()
     reduced: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0), compare=False, repr=False)
     incidence: tuple[np.ndarray, np.ndarray] = dataclasses.field(
         default_factory=lambda: (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)), compare=False, repr=False
@@ -182,9 +186,48 @@ class RestrictedMaster:
         """Fewest layers of a column missing from the master (every smaller one is listed)."""
         self.cycles: list[tuple[int, ...]] = []
         """Columns (indices) of the cycles cut from the integer program."""
+        self.rules: frozenset[PairRule] = frozenset()
+        """The branching rules of the node being solved (branch-and-price): the variants whose
+        subgraph breaks one are held at 0, in the LP and in the integer program."""
 
-    def _matrix(self) -> tuple[highspy.HighsLp, int, int]:
-        """The master as a HiGHS LP; the number of equality rows and of variant columns."""
+    def forbidden(self) -> np.ndarray:
+        """Which variants break a branching rule (a boolean per variant)."""
+        out = np.zeros(len(self.table.variants), dtype=bool)
+        if not self.rules:
+            return out
+        broken = {k for k, column in enumerate(self.table.columns) if not self.admits(column.members)}
+        out[[j for j, variant in enumerate(self.table.variants) if variant.column in broken]] = True
+        return out
+
+    def admits(self, members: Sequence[int]) -> bool:
+        """Whether a subgraph keeps every branching rule of the node."""
+        inside = set(members)
+        return all(rule.admits(inside) for rule in self.rules)
+
+    def penalty(self) -> float:
+        r"""Cost of an artificial cover variable when branching rules hold (the LP's phase one).
+
+        A rule that keeps two layers together forbids their single-layer columns, so the
+        LP over the master's columns may have no solution before the pricing finds the
+        columns that join them. One artificial variable per cover row keeps it feasible;
+        it is not a subgraph, so the bound (module docstring) leaves it out, and its cost
+        only caps the duals :math:`\pi_i`. It exceeds the objective of every partition of
+        single layers (the singletons' costliest modes), so an LP solution that keeps an
+        artificial variable costs more than some partition does."""
+        table = self.table
+        total = sum(abs(table.act_coefficient(k)) for k in range(len(table.act_bytes)))
+        total += sum(abs(table.weight_coefficient(m)) for m in range(len(table.weight_bytes)))
+        total += sum(
+            abs(table.variant_coefficient(j)) for j in range(len(table.variants)) if len(table.members(j)) == 1
+        )
+        return 2.0 * total + 1.0
+
+    def _matrix(self, artificial: bool = False) -> tuple[highspy.HighsLp, int, int]:
+        """The master as a HiGHS LP; the number of equality rows and of variant columns.
+
+        The variants that break a branching rule get the upper bound 0; with ``artificial``
+        (the LP of a node with rules), an artificial variable per cover row follows the
+        capacity variables (:meth:`penalty`)."""
         table = self.table
         n = table.instance.n_layers
         shared = table.instance.shared
@@ -223,15 +266,20 @@ class RestrictedMaster:
                     columns[j].append((row, 1.0))
             rows_lower.append(-_INF)
             rows_upper.append(len(cycle) - 1.0)
-        lp = highspy.HighsLp()
-        lp.num_col_ = len(columns)
-        lp.num_row_ = len(rows_lower)
         cost = [table.variant_coefficient(j) for j in range(n_var)]
         cost += [table.act_coefficient(k) for k in range(n_act)]
         cost += [table.weight_coefficient(m) for m in range(n_weight)]
+        if artificial:
+            columns += [[(i, 1.0)] for i in range(n)]
+            cost += [self.penalty()] * n
+        lp = highspy.HighsLp()
+        lp.num_col_ = len(columns)
+        lp.num_row_ = len(rows_lower)
         lp.col_cost_ = np.array(cost)
         lp.col_lower_ = np.zeros(len(columns))
-        lp.col_upper_ = np.full(len(columns), _INF)
+        upper = np.full(len(columns), _INF)
+        upper[:n_var][self.forbidden()] = 0.0
+        lp.col_upper_ = upper
         lp.row_lower_ = np.array(rows_lower)
         lp.row_upper_ = np.array(rows_upper)
         starts = np.cumsum([0] + [len(c) for c in columns])
@@ -253,22 +301,31 @@ class RestrictedMaster:
         ensure_highs_threads(self.threads)
         return h
 
-    def solve_lp(self, deadline: float | None = None) -> MasterLp:
-        """Solve the LP (interior point, no crossover) and derive the bound's terms from its duals.
+    def solve_lp(self, deadline: float | None = None, vertex: bool = False) -> MasterLp:
+        """Solve the LP (interior point) and derive the bound's terms from its duals.
 
-        A solve stopped by the deadline still gives duals, and the bound is valid for any
-        duals (module docstring); its value is then reported as infinite."""
-        lp, equalities, n_var = self._matrix()
+        Without crossover by default: the duals lie inside the optimal face, which these
+        degenerate set-partitioning LPs need for column generation to converge in few rounds.
+        With ``vertex``, crossover makes the primal solution a vertex, whose few fractional
+        columns are what branching needs. A solve stopped by the deadline still gives duals,
+        and the bound is valid for any duals (module docstring); its value is then reported
+        as infinite. Under branching rules the LP has artificial variables (:meth:`penalty`),
+        and a value above the penalty says that the master's columns cannot keep the rules
+        yet."""
+        artificial = bool(self.rules)
+        lp, equalities, n_var = self._matrix(artificial)
         h = self._highs(None if deadline is None else deadline - time.perf_counter())
         h.setOptionValue("solver", "ipm")
-        h.setOptionValue("run_crossover", "off")
+        h.setOptionValue("run_crossover", "on" if vertex else "off")
         h.passModel(lp)
         h.run()
         limits = (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kIterationLimit)
         objective = float(h.getInfo().objective_function_value)
+        solution = h.getSolution()
+        n = self.table.instance.n_layers
+        values = np.asarray(solution.col_value)
         # without crossover, a finished interior point solve may also say kUnknown
         solved = h.getModelStatus() not in limits and math.isfinite(objective)
-        solution = h.getSolution()
         dual = np.nan_to_num(np.array(solution.row_dual), nan=0.0, posinf=0.0, neginf=0.0)
         dual[equalities:] = np.minimum(dual[equalities:], 0.0)
         matrix = lp.a_matrix_
@@ -276,20 +333,24 @@ class RestrictedMaster:
         column = np.repeat(np.arange(lp.num_col_, dtype=np.int64), np.diff(starts))
         used = np.bincount(column, weights=dual[index] * value, minlength=lp.num_col_)
         reduced = np.asarray(lp.col_cost_, dtype=np.float64) - used
-        n = self.table.instance.n_layers
-        base = float(np.sum(dual[:equalities]))
-        capacity = reduced[n_var:]
+        reduced[:n_var][self.forbidden()] = math.inf  # held at 0: not in a partition of this node
+        # rows <= b with duals <= 0 add dual * b (0 for the capacity rows, |cycle| - 1 for a cycle cut)
+        upper = np.asarray(lp.row_upper_, dtype=np.float64)
+        base = float(np.sum(dual[:equalities])) + float(dual[equalities:] @ upper[equalities:])
+        capacity = reduced[n_var : lp.num_col_ - n] if artificial else reduced[n_var:]
         n_act = len(self.table.act_bytes)
         base += min(0.0, float(capacity[:n_act].min()))
         if len(capacity) > n_act:
             base += min(0.0, float(capacity[n_act:].min()))
-        x = np.asarray(solution.col_value)[:n_var]
+        x = values[:n_var]
+        support = np.flatnonzero(x > 1e-6)
         cover = (column < n_var) & (index < n)  # the cover rows' entries of the variants: their layers
         return MasterLp(
             value=objective if solved else math.inf,
             status=h.modelStatusToString(h.getModelStatus()),
             duals=tuple(float(v) for v in dual[:n]),
-            support=tuple(int(j) for j in np.flatnonzero(x > 1e-6)),
+            support=tuple(int(j) for j in support),
+            weights=tuple(float(v) for v in x[support]),
             base=base,
             least=min(0.0, float(reduced[:n_var].min())),
             n=n,
@@ -319,7 +380,7 @@ class RestrictedMaster:
                 return best
             x = np.asarray(h.getSolution().col_value)
             chosen = [int(j) for j in np.flatnonzero(x[:n_var] > 0.5)]
-            cycle = self._cycle(chosen)
+            cycle = self.cycle(chosen)
             if cycle is None:
                 act = int(np.argmax(x[n_var : n_var + len(self.table.act_bytes)]))
                 weight = 0 if self.table.instance.shared else int(np.argmax(x[n_var + len(self.table.act_bytes) :]))
@@ -332,7 +393,7 @@ class RestrictedMaster:
             self.cycles.append(cycle)
         return best
 
-    def _cycle(self, chosen: Sequence[int]) -> tuple[int, ...] | None:
+    def cycle(self, chosen: Sequence[int]) -> tuple[int, ...] | None:
         """Columns of a cycle among the chosen variants' subgraphs, or None when they can be ordered."""
         blocks = [self.table.members(j) for j in chosen]
         try:

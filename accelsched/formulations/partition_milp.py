@@ -79,7 +79,7 @@ Running
 and, when the enumeration stops at its budget, completes the column set by column
 generation (pricing rounds until three quarters of it, the listing of the columns
 below the gap until all but the last 5 %; see
-:func:`accelsched.formulations.partition_colgen.prepare`: every column an optimal
+:func:`accelsched.formulations.partition_branch.prepare`: every column an optimal
 partition needs, or a proven bound when time runs out); then it builds the model
 and solves it with presolve off. A warm start (or column generation's better
 partition) becomes a complete MIP start (its subgraphs are added as columns if
@@ -93,7 +93,8 @@ import dataclasses
 import time
 from functools import partial
 
-from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS, prepare
+from accelsched.formulations.partition_branch import prepare
+from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS
 from accelsched.formulations.partition_common import (
     Assignment,
     VariantTable,
@@ -235,7 +236,7 @@ def solve_milp(
     options
         Limits; the time limit covers the column enumeration (at most a quarter of it), column
         generation (pricing rounds up to three quarters, the listing below the gap up to all
-        but :data:`~accelsched.formulations.partition_colgen.FINAL_SHARE`) and the solve.
+        but :data:`~accelsched.formulations.partition_branch.FINAL_SHARE`) and the solve.
     warm_start
         A solution to start from (checked first; a rejected one is ignored and said so).
     backend

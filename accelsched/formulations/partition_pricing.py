@@ -78,6 +78,7 @@ from dataclasses import dataclass, field
 import highspy
 import numpy as np
 
+from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.partition import Metric, PartitionInstance
 from accelsched.problems.partition_columns import mask_of, reachability
 from accelsched.solvers.highs import ensure_highs_threads
@@ -198,6 +199,9 @@ class PricingModel:
         self._columns = 0
         self._found: list[np.ndarray] = []
         self._excluded: set[int] = set()
+        self._rule_rows: dict[PairRule, int] = {}
+        self.rules: frozenset[PairRule] = frozenset()
+        """The branching rules the sets keep (branch-and-price; see :meth:`impose`)."""
         self.t = [self._var(0.0, 1.0, integer=True) for _ in range(self.n)]
         self.written: dict[int, int] = {}
         self.read: dict[int, int] = {}
@@ -350,6 +354,27 @@ class PricingModel:
                     terms = [(self.t[a], 1.0), (self.t[min(other)], 1.0)] + [(self.t[v], -1.0) for v in sorted(border)]
                     self._row(-_INF, 1.0, terms)
         return True
+
+    def impose(self, rules: Iterable[PairRule]) -> None:
+        """Make the sets keep these branching rules, and only these: ``t_i = t_j`` for two layers
+        together, ``t_i + t_j <= 1`` for two apart. A rule's row is added once and freed (its
+        bounds made infinite) while the rule does not hold, so that the cuts added under one
+        node stay in the model for the others."""
+        wanted = frozenset(rules)
+        for rule in wanted | set(self._rule_rows):
+            if rule not in self._rule_rows:
+                self._rule_rows[rule] = self.highs.getNumRow()
+                t_i, t_j = self.t[rule.first], self.t[rule.second]
+                if rule.together:
+                    self._row(0.0, 0.0, [(t_i, 1.0), (t_j, -1.0)])
+                else:
+                    self._row(-_INF, 1.0, [(t_i, 1.0), (t_j, 1.0)])
+            if rule in wanted:
+                lower, upper = (0.0, 0.0) if rule.together else (-_INF, 1.0)
+            else:
+                lower, upper = -_INF, _INF
+            self.highs.changeRowBounds(self._rule_rows[rule], lower, upper)
+        self.rules = wanted
 
     # ----------------------------------------------------------------- solving
     def _incumbent(self, event: highspy.highs.HighsCallbackEvent) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from accelsched.formulations import partition_cpsat, partition_enumerate, partition_milp
@@ -80,6 +81,25 @@ def crossed(act_bytes: int) -> PartitionInstance:
     q = b.conv(b.input, 8, 3, pad=1, name="q")
     b.add(x, q, name="y")
     b.add(x, q, name="p")
+    return PartitionInstance(
+        b.build(), load_accelerator("cocco-simba-separate"), BufferDesign.SEPARATE, (act_bytes,), (4096,)
+    )
+
+
+def woven(seed: int, act_bytes: int) -> PartitionInstance:
+    """Two or three 3x3 convolutions (4 -> 8 channels on 8x8) of the input and adds of random pairs of
+    the layers before them, 8 layers at most; separate buffers, ``act_bytes`` of activations.
+
+    ``crossed`` generalised: the adds tie the branches together, so that with a buffer that holds
+    a few layers the master's LP is often fractional (26 of the 1,000 pairs of seeds 0-199 and
+    buffers 560-1,000 B), which the small random chains never are.
+    """
+    rng = random.Random(seed)
+    b = NetBuilder(f"woven:{seed}", 4, 8, 8)
+    layers = [b.conv(b.input, 8, 3, pad=1, name=f"c{k}") for k in range(rng.randint(2, 3))]
+    for m in range(rng.randint(2, 8 - len(layers))):
+        first, second = rng.sample(layers, 2)
+        layers.append(b.add(first, second, name=f"a{m}"))
     return PartitionInstance(
         b.build(), load_accelerator("cocco-simba-separate"), BufferDesign.SEPARATE, (act_bytes,), (4096,)
     )

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from accelsched.formulations import partition_colgen
-from accelsched.formulations.partition_colgen import ColumnGeneration, prepare
+from accelsched.formulations import partition_branch, partition_colgen
+from accelsched.formulations.partition_branch import prepare
+from accelsched.formulations.partition_colgen import ColumnGeneration
 from accelsched.formulations.partition_common import VariantTable
 from accelsched.formulations.partition_cpsat import solve_cpsat_partition
 from accelsched.formulations.partition_master import RestrictedMaster
@@ -146,8 +147,10 @@ def test_listing_before_the_master_is_optimal_stays_exact(limit: int, monkeypatc
     early: list[bool] = []
     close = ColumnGeneration._close
 
-    def spy(self: ColumnGeneration, deadline: float | None, limit: int | None = None) -> Any:
-        outcome = close(self, deadline, limit)
+    def spy(
+        self: ColumnGeneration, deadline: float | None, limit: int | None = None, give_up: float | None = None
+    ) -> Any:
+        outcome = close(self, deadline, limit, give_up)
         if limit is not None:
             early.append(outcome is not None)
         return outcome
@@ -170,7 +173,7 @@ def test_the_master_starts_from_the_smallest_columns_and_stays_exact(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Beyond ``MASTER_COLUMNS`` enumerated columns, the others are left to the pricing: still exact."""
-    monkeypatch.setattr(partition_colgen, "MASTER_COLUMNS", 4)
+    monkeypatch.setattr(partition_branch, "MASTER_COLUMNS", 4)
     instance = small_instance(8 + seed % 3, seed, **GENERATION_CONFIGS[(seed + 2) % len(GENERATION_CONFIGS)])
     reference = run("enumerate", instance)
     assert reference.objective is not None and len(enumerate_columns(instance)) > 12
@@ -277,14 +280,17 @@ def test_a_listing_may_run_past_the_last_pricing_round(monkeypatch: pytest.Monke
     begun before it goes on until ``listing_deadline`` (here the clock jumps past ``deadline`` as
     the listing starts) and completes the proof; without a later listing deadline it stops there."""
     monkeypatch.setattr(partition_colgen, "CLOSE_GAP", -math.inf)  # one listing, at convergence
+    monkeypatch.setattr(partition_colgen, "LISTING_SHARE", 1.0)  # which never gives up for branching
     real = time.perf_counter
     skipped = [0.0]
     monkeypatch.setattr(partition_colgen.time, "perf_counter", lambda: real() + skipped[0])
     close = ColumnGeneration._close
 
-    def late(self: ColumnGeneration, deadline: float | None, limit: int | None = None) -> Any:
+    def late(
+        self: ColumnGeneration, deadline: float | None, limit: int | None = None, give_up: float | None = None
+    ) -> Any:
         skipped[0] = 120.0
-        return close(self, deadline, limit)
+        return close(self, deadline, limit, give_up)
 
     monkeypatch.setattr(ColumnGeneration, "_close", late)
     instance = small_instance(10, 16, **GENERATION_CONFIGS[16 % len(GENERATION_CONFIGS)])
@@ -328,7 +334,7 @@ def test_prepare_leaves_the_final_share_of_the_limit_to_the_models(monkeypatch: 
     start = time.perf_counter()
     prepared = prepare(instance, SolveOptions(time_limit_s=400.0), None, BUDGET, start)
     assert prepared.table.complete
-    assert seen == [(start + 300.0, start + (1 - partition_colgen.FINAL_SHARE) * 400.0)]
+    assert seen == [(start + 300.0, start + (1 - partition_branch.FINAL_SHARE) * 400.0)]
 
 
 def test_a_set_excluded_twice_adds_one_row() -> None:

@@ -114,3 +114,16 @@ def test_the_integer_master_cuts_a_cycle_of_fused_subgraphs() -> None:
     found = master.solve_integer(None, None)
     assert found is not None and table.objective(found) == 4672
     assert master.cycles and all(len(cycle) == 2 for cycle in master.cycles)
+
+
+def test_the_bound_counts_the_cycle_cuts_of_the_master() -> None:
+    """A cut ``sum x <= |cycle| - 1`` has a dual <= 0 that adds ``dual x (|cycle| - 1)`` to the bound.
+    With every column in the master (beta = 0) the bound is then the LP value (4160: every pair at
+    1/2 keeps both cuts), not above it (4367.5 when that term was left out)."""
+    instance = crossed(560)
+    table = VariantTable(instance, enumerate_columns(instance))
+    master = RestrictedMaster(table)
+    assert master.solve_integer(None, None) is not None and len(master.cycles) == 2
+    lp = master.solve_lp()
+    assert lp.value == pytest.approx(4160.0, rel=1e-9)
+    assert lp.bound(0.0) == pytest.approx(lp.value, rel=1e-6)

@@ -9,7 +9,7 @@ candidate capacity (pair). Only for tiny workloads (Bell(8) = 4140 partitions).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import networkx as nx
 
@@ -61,13 +61,18 @@ def _ordered(instance: PartitionInstance, blocks: list[list[int]]) -> list[list[
     return [blocks[k] for k in nx.topological_sort(graph)]
 
 
-def brute_force(instance: PartitionInstance) -> tuple[float, PartitionSolution | None]:
-    """Optimal objective and one optimal solution (``inf, None`` when nothing is feasible)."""
+def brute_force(
+    instance: PartitionInstance, admits: Callable[[tuple[int, ...]], bool] | None = None
+) -> tuple[float, PartitionSolution | None]:
+    """Optimal objective and one optimal solution (``inf, None`` when nothing is feasible); with
+    ``admits``, over the partitions whose every block (sorted layer indices) it admits."""
     n = instance.n_layers
     if n > MAX_LAYERS:
         raise ValueError(f"brute force is for at most {MAX_LAYERS} layers, got {n}")
     best, best_solution = math.inf, None
     for blocks in set_partitions(n):
+        if admits is not None and not all(admits(tuple(sorted(block))) for block in blocks):
+            continue
         ordered = _ordered(instance, blocks)
         if ordered is None:
             continue

@@ -1,0 +1,364 @@
+r"""Branch-and-price for the partition models (Cocco), and the preparation of their columns.
+
+Column generation (:mod:`accelsched.formulations.partition_colgen`) ends with the
+master optimal, a bound LB proven over every column and a partition of objective
+:math:`U`. Listing every column of reduced cost below :math:`U - LB` then makes the
+exact models exact; when those columns are too many to list in the time (the listing
+gives up, :attr:`Outcome.converged <accelsched.formulations.partition_colgen.Outcome>`),
+this module closes the gap by branching instead (branch-and-price: Barnhart et al.,
+1998), with the rule of Ryan and Foster (1981) of
+:mod:`accelsched.formulations.partition_rules`.
+
+Nodes
+-----
+A node is a set of pair rules (two layers together, or apart), its bound, and the
+inner point its bound was proven at. Its partitions are those that keep its rules.
+Solving a node is column generation under its rules
+(:meth:`ColumnGeneration.solve_node
+<accelsched.formulations.partition_colgen.ColumnGeneration.solve_node>`): the master
+holds the columns that break a rule at 0, the pricing MILP admits only the sets that
+keep them, and the generation starts from the parent's inner point, which stays one
+(a child only removes columns), so a child's bound starts at its parent's.
+
+Pruning
+-------
+A node is pruned when its bound shows that none of its partitions beats :math:`U`:
+a bound above :math:`U - 1` when every objective is a whole number (external memory
+access in bytes, :attr:`VariantTable.objective_step
+<accelsched.formulations.partition_common.VariantTable>`), a bound within the
+pricing's tolerance :math:`\epsilon |U|` of :math:`U` otherwise (:meth:`BranchAndPrice.prune_level`).
+The generation in a node stops as soon as such a bound is proven.
+
+Branching
+---------
+A node whose master is optimal and not pruned first gets the integer program over its
+columns (under its rules): a better partition lowers :math:`U` for every node, and one
+whose objective meets the node's bound settles the node. Otherwise the LP is solved
+again with crossover, to a vertex, and the branching pair is the pair of layers
+:math:`(i, k)` whose together-weight :math:`\sum_{j \ni i, k} x_j` is nearest 1/2
+(ties: layers joined by an edge first, then the smallest indices); the children add
+"together" and "apart" on it. Every partition keeps one of the two rules, and neither
+child admits the vertex, so the tree is finite (at most one rule per pair of layers).
+A vertex without a fractional pair is a partition: when its subgraphs form a cycle,
+the cycle is cut from the master and the node is solved again, else it is a
+partition of objective the node's LP value, which settles the node.
+
+Open nodes are taken best bound first. When none is left, :math:`U` is optimal: the
+table holds its columns, so it holds an optimal partition, and the models prove it
+over the table. When the time runs out first, the bound is the least over the open
+nodes (at least the root's).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import itertools
+import math
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from operator import attrgetter
+
+from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS, PRICING_EPS, ColumnGeneration, Outcome
+from accelsched.formulations.partition_common import Assignment, Prepared, VariantTable, checked_warm_start
+from accelsched.formulations.partition_master import MasterLp
+from accelsched.formulations.partition_rules import PairRule
+from accelsched.problems.partition import PartitionInstance, PartitionSolution
+from accelsched.problems.partition_columns import enumerate_columns
+from accelsched.solvers import SolveOptions
+
+__all__ = ["FINAL_SHARE", "MASTER_COLUMNS", "NODE_INTEGER_S", "BranchAndPrice", "Node", "prepare"]
+
+FINAL_SHARE = 0.05
+"""Share of the time limit a listing of the columns below the gap leaves to the models' final solve."""
+
+MASTER_COLUMNS = 20_000
+"""Largest number of enumerated columns the master starts from (the smallest ones)."""
+
+NODE_INTEGER_S = 60.0
+"""Most seconds the integer program over a node's columns gets."""
+
+_FRACTIONAL = 1e-6
+"""A value within this of 0 or 1 counts as integral."""
+
+
+@dataclass(frozen=True, order=True)
+class Node:
+    """A node of the branch-and-price tree (ordered by bound, then by creation).
+
+    Attributes
+    ----------
+    bound
+        The best bound proven for the node's partitions (its parent's until it is solved).
+    serial
+        Creation number (ties, and the order of the log).
+    rules
+        The pair rules its partitions keep.
+    inner
+        The inner point the bound was proven at (cover duals).
+    inner_bound
+        The bound at the inner point.
+    """
+
+    bound: float
+    serial: int
+    rules: frozenset[PairRule] = field(compare=False)
+    inner: tuple[float, ...] = field(compare=False, repr=False)
+    inner_bound: float = field(compare=False)
+
+
+class BranchAndPrice:
+    """Branch-and-price from a column generation whose master is optimal (see the module docstring).
+
+    Parameters
+    ----------
+    generation
+        The root's column generation, its master optimal, with an incumbent and an inner
+        point (:attr:`Outcome.converged`); its table grows with every node's columns.
+    """
+
+    def __init__(self, generation: ColumnGeneration) -> None:
+        if generation.inner is None or generation.inner_bound is None or generation.incumbent is None:
+            raise ValueError("branch-and-price starts from a converged column generation with a partition")
+        self.generation = generation
+        self.table: VariantTable = generation.table
+        self._serial = itertools.count()
+        self.nodes = 0
+        """Nodes solved (the root included)."""
+        self.closed = math.inf
+        """The least bound of the nodes pruned or settled so far."""
+        self.log: list[str] = []
+        """One line per node closed: its rules and how it ended."""
+        self.unresolved: list[Node] = []
+        """Nodes left open because their LP vertex kept an artificial variable (no pair to branch on)."""
+
+    @property
+    def upper(self) -> float:
+        """The incumbent's objective, :math:`U`."""
+        assert self.generation.incumbent is not None
+        return self.table.objective(self.generation.incumbent)
+
+    def prune_level(self) -> float:
+        """The bound above which a node holds no partition better than :math:`U`."""
+        upper = self.upper
+        margin = 1e-9 * max(1.0, abs(upper))
+        if self.table.objective_step:
+            return upper - self.table.objective_step + margin
+        return upper - PRICING_EPS * max(1.0, abs(upper))
+
+    def run(self, deadline: float | None) -> Outcome:
+        """Solve the tree until no node is open or the deadline passes.
+
+        Parameters
+        ----------
+        deadline
+            A :func:`time.perf_counter` value after which no node starts and a node's column
+            generation stops (None: no limit).
+        """
+        generation = self.generation
+        assert generation.inner is not None and generation.inner_bound is not None and generation.bound is not None
+        root = Node(generation.bound, next(self._serial), frozenset(), generation.inner, generation.inner_bound)
+        self.nodes = 1
+        heap: list[Node] = []
+        if self._pruned(root.bound):
+            self._close(root, root.bound, "pruned")
+        else:
+            heap.extend(self._settle(root, deadline))
+        while heap:
+            node = heapq.heappop(heap)
+            if self._pruned(node.bound):
+                self._close(node, node.bound, "pruned by its parent's bound")
+                continue
+            if deadline is not None and time.perf_counter() > deadline:
+                heapq.heappush(heap, node)
+                break
+            self.nodes += 1
+            lp = generation.solve_node(node.rules, node.inner, node.bound, deadline, self.prune_level())
+            assert generation.inner is not None and generation.inner_bound is not None and generation.bound is not None
+            node = Node(generation.bound, node.serial, node.rules, generation.inner, generation.inner_bound)
+            if lp is None:
+                heapq.heappush(heap, node)
+                break
+            if self._pruned(node.bound):
+                self._close(node, node.bound, "pruned")
+                continue
+            for child in self._settle(node, deadline):
+                heapq.heappush(heap, child)
+        generation.master.rules = frozenset()
+        generation.pricing.impose(())
+        return self._outcome(heap)
+
+    def _pruned(self, bound: float) -> bool:
+        return bound > self.prune_level()
+
+    def _close(self, node: Node, value: float, how: str) -> None:
+        """Record a node that needs no branching, with the least objective it may hold."""
+        self.closed = min(self.closed, value)
+        rules = " ".join(map(str, sorted(node.rules)))
+        self.log.append(f"node {node.serial} [{rules}]: {how} at {value:.12g}")
+
+    def _offer(self, found: Assignment) -> None:
+        """Make a partition the incumbent when it beats it."""
+        if self.table.objective(found) < self.upper:
+            self.generation.incumbent = found
+
+    def _settle(self, node: Node, deadline: float | None) -> list[Node]:
+        """A node whose master is optimal and which is not pruned: its integer program, then its
+        children (none when the node is settled; the node itself when a cycle was cut)."""
+        master = self.generation.master
+        master.rules = node.rules
+        until = time.perf_counter() + NODE_INTEGER_S
+        found = master.solve_integer(None, until if deadline is None else min(until, deadline))
+        tolerance = PRICING_EPS * max(1.0, abs(node.bound))
+        if found is not None:
+            self._offer(found)
+            value = self.table.objective(found)
+            if value <= node.bound + tolerance:
+                self._close(node, value, "settled by its integer program")
+                return []
+        if self._pruned(node.bound):
+            self._close(node, node.bound, "pruned after a better partition")
+            return []
+        lp = master.solve_lp(deadline, vertex=True)
+        pair = self.branching_pair(lp, node.rules)
+        if pair is not None:
+            return [
+                Node(
+                    node.bound,
+                    next(self._serial),
+                    node.rules | {PairRule(*pair, together)},
+                    node.inner,
+                    node.inner_bound,
+                )
+                for together in (True, False)
+            ]
+        chosen = list(lp.support)
+        covered = sorted(i for j in chosen for i in self.table.members(j))
+        if covered != list(range(self.table.instance.n_layers)):
+            self.unresolved.append(node)  # the vertex keeps an artificial variable: no pair to branch on
+            return []
+        cycle = master.cycle(chosen)
+        if cycle is not None:
+            master.cycles.append(cycle)
+            return [dataclasses.replace(node, serial=next(self._serial))]
+        variants = [self.table.variants[j] for j in chosen]
+        act = max(variant.act_index for variant in variants)
+        weight = max(variant.weight_index for variant in variants)
+        integral = self.table.settle(chosen, [0.0] * len(chosen), act, weight)
+        self._offer(integral)
+        self._close(node, self.table.objective(integral), "settled by an integral vertex")
+        return []
+
+    def branching_pair(self, lp: MasterLp, rules: frozenset[PairRule] = frozenset()) -> tuple[int, int] | None:
+        """The pair of layers whose together-weight in an LP solution is nearest 1/2 (module
+        docstring), or None when no pair without a rule is fractional.
+
+        A column at 1 covers its layers alone, so its pairs have weight 1 and its layers
+        weight 0 with every other; the fractional pairs are among the fractional columns'. A
+        pair with a rule is fractional only where an artificial variable covers a layer, and
+        is never branched on again."""
+        weight: defaultdict[tuple[int, int], float] = defaultdict(float)
+        for j, x in zip(lp.support, lp.weights, strict=True):
+            if _FRACTIONAL < x < 1.0 - _FRACTIONAL:
+                for pair in itertools.combinations(self.table.members(j), 2):
+                    weight[pair] += x
+        ruled = {(rule.first, rule.second) for rule in rules}
+        fractional = [(p, w) for p, w in weight.items() if _FRACTIONAL < w < 1.0 - _FRACTIONAL and p not in ruled]
+        if not fractional:
+            return None
+        edges = set(self.table.edges)
+
+        def key(item: tuple[tuple[int, int], float]) -> tuple[float, bool, tuple[int, int]]:
+            pair, w = item
+            return round(abs(w - 0.5), 9), pair not in edges, pair
+
+        return min(fractional, key=key)[0]
+
+    def _outcome(self, heap: list[Node]) -> Outcome:
+        """What the tree proved: the optimum when no node is open, else the least open bound."""
+        generation = self.generation
+        open_nodes = [*heap, *self.unresolved]
+        upper = self.upper
+        if not open_nodes:
+            bound = min(self.closed, upper)
+            if self.table.objective_step:  # every objective is whole: none lies in (U - 1, U)
+                bound = min(upper, math.ceil(bound - 1e-9 * max(1.0, abs(bound))))
+            return Outcome(True, bound, generation.incumbent, generation.done, generation.listed, nodes=self.nodes)
+        bound = min(self.closed, min(node.bound for node in open_nodes))
+        if self.unresolved:
+            reason = f"branch-and-price: {len(self.unresolved)} nodes whose LP keeps an artificial variable"
+        else:
+            reason = "time limit reached during branch-and-price"
+        reason += f" ({self.nodes} nodes solved, {len(open_nodes)} open, bound {bound:.12g})"
+        return Outcome(
+            False, bound, generation.incumbent, generation.done, generation.listed, stopped=reason, nodes=self.nodes
+        )
+
+
+def prepare(
+    instance: PartitionInstance,
+    options: SolveOptions,
+    warm_start: PartitionSolution | None,
+    budget: int,
+    start: float,
+    rounds: int = DEFAULT_ROUNDS,
+) -> Prepared:
+    """Check the warm start, list the columns, build the table; generate columns when the list stops early.
+
+    The enumeration gets at most a quarter of the time limit; when it is incomplete,
+    column generation (:class:`ColumnGeneration`) starts no pricing round after three
+    quarters of it, a listing of the columns below the gap may go on until all but
+    :data:`FINAL_SHARE` of it (the last step of the proof: the models then solve over
+    a table that already holds the incumbent), and its best partition becomes the
+    solvers' start when it beats the warm start. When that listing gives up with the
+    master optimal, branch-and-price (:class:`BranchAndPrice`) takes the same time; its
+    proof that the incumbent is optimal completes the table too (the table holds the
+    incumbent's columns).
+    Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
+    set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
+    takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
+    """
+    warm, note = checked_warm_start(instance, warm_start)
+    limit = options.time_limit_s
+    columns = enumerate_columns(instance, budget, None if limit is None else start + limit / 4)
+    notes = [note] if note else []
+    master = columns
+    if not columns.complete and len(columns.columns) > MASTER_COLUMNS:
+        smallest = sorted(columns.columns, key=lambda column: (len(column.members), column.members))
+        kept = tuple(sorted(smallest[:MASTER_COLUMNS], key=attrgetter("members")))
+        below = min(columns.listed_below, len(smallest[MASTER_COLUMNS].members))
+        master = dataclasses.replace(columns, columns=kept, listed_below=below)
+    table = VariantTable(instance, master, warm.indices(instance) if warm else ())
+    assignment = table.assignment(warm) if warm else None
+    if assignment is not None:
+        notes = [f"{note} (objective {table.objective(assignment):.12g})"]
+    deadline = None if limit is None else start + limit
+    if columns.complete:
+        return Prepared(table, assignment, tuple(notes), deadline)
+    if master is not columns:
+        notes.append(f"column generation starts from the {MASTER_COLUMNS} smallest of {len(columns)} columns")
+    generation = ColumnGeneration(table, assignment, options.threads, rounds)
+    proof_deadline = None if limit is None else start + (1 - FINAL_SHARE) * limit
+    outcome = generation.run(None if limit is None else start + 3 * limit / 4, proof_deadline)
+    if outcome.converged:
+        outcome = BranchAndPrice(generation).run(proof_deadline)
+    reason = columns.stopped if outcome.complete else f"{columns.stopped}; {outcome.stopped}"
+    table.column_set = dataclasses.replace(
+        master, complete=outcome.complete, stopped=reason, bound=outcome.bound, columns=tuple(table.columns)
+    )
+    table.complete = outcome.complete
+    # an incomplete set's stop reasons are in the result's note on the bound (partition_result)
+    progress = f"column generation: {outcome.rounds} rounds, {len(table.columns)} columns"
+    if outcome.nodes:
+        progress += f", branch-and-price: {outcome.nodes} nodes"
+    if outcome.complete and outcome.nodes:
+        notes.append(f"{columns.stopped}; {progress}, the incumbent proven optimal by branch-and-price")
+    elif outcome.complete:
+        notes.append(f"{columns.stopped}; {progress}, every column below the gap listed ({outcome.listed} added)")
+    else:
+        notes.append(progress)
+    better = outcome.incumbent is not None and (
+        assignment is None or table.objective(outcome.incumbent) < table.objective(assignment)
+    )
+    return Prepared(table, outcome.incumbent if better else assignment, tuple(notes), deadline, better)

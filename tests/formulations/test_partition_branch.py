@@ -1,0 +1,215 @@
+"""Branch-and-price of the partition models: the rules, the nodes, and exactness against brute force."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+import pytest
+
+from accelsched.formulations import partition_branch, partition_colgen
+from accelsched.formulations.partition_branch import BranchAndPrice
+from accelsched.formulations.partition_colgen import ColumnGeneration
+from accelsched.formulations.partition_common import VariantTable
+from accelsched.formulations.partition_master import RestrictedMaster
+from accelsched.formulations.partition_pricing import PricingModel, TrafficTerms
+from accelsched.formulations.partition_rules import PairRule
+from accelsched.problems.partition import PartitionInstance
+from accelsched.problems.partition_columns import ColumnSet, enumerate_columns
+from accelsched.solvers import Status
+from tests.formulations.partition_helpers import crossed, same, woven
+from tests.formulations.test_partition_colgen import favouring, generated
+from tests.problems.partition_oracle import brute_force, small_instance
+
+FIXED_CONFIGS: list[dict[str, Any]] = [
+    {},
+    {"shared": True, "act_kb": (5,)},
+    {"act_kb": (3,), "weight_kb": (2,)},
+    {"act_kb": (64,), "weight_kb": (64,)},
+]
+"""Fixed capacities (branch-and-price runs only there): as the column-generation tests', without the
+candidate lists of co-exploration."""
+
+
+def random_rules(instance: PartitionInstance, seed: int) -> frozenset[PairRule]:
+    """One to three pair rules on distinct pairs of layers."""
+    rng = random.Random(seed)
+    pairs = rng.sample([(i, j) for i in range(instance.n_layers) for j in range(i + 1, instance.n_layers)], 3)
+    return frozenset(PairRule(i, j, rng.random() < 0.5) for i, j in pairs[: rng.randint(1, 3)])
+
+
+def keeps(members: tuple[int, ...], rules: frozenset[PairRule]) -> bool:
+    """The rules' meaning, written out: together = both or neither, apart = not both."""
+    for rule in rules:
+        first, second = rule.first in members, rule.second in members
+        if rule.together and first != second:
+            return False
+        if not rule.together and first and second:
+            return False
+    return True
+
+
+def forced_to_branch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No listing before the master is optimal, and the one after gives up at once: branching decides."""
+    monkeypatch.setattr(partition_colgen, "CLOSE_GAP", -math.inf)
+    monkeypatch.setattr(partition_colgen, "LISTING_LIMIT", 0)
+
+
+def test_a_pair_rule_needs_two_ordered_layers() -> None:
+    with pytest.raises(ValueError, match="first < second"):
+        PairRule(3, 3, True)
+    assert PairRule(1, 4, True).admits({1, 4, 5}) and not PairRule(1, 4, True).admits({1, 5})
+    assert PairRule(1, 4, False).admits({1, 5}) and not PairRule(1, 4, False).admits({1, 4})
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_node_holds_exactly_the_columns_that_keep_its_rules(seed: int) -> None:
+    """The master holds at 0 the variants whose subgraph breaks a rule, in the LP and in the integer
+    program, and leaves them out of the bound's least reduced cost: over every column, the integer
+    program is brute force's optimum among the partitions that keep the rules, and the LP bounds it."""
+    instance = small_instance(8, seed, act_kb=(6,), weight_kb=(4,))
+    table = VariantTable(instance, enumerate_columns(instance))
+    master = RestrictedMaster(table)
+    master.rules = random_rules(instance, seed)
+    broken = {j for j in range(len(table.variants)) if not keeps(table.members(j), master.rules)}
+    assert broken, "the rules forbid nothing: the test would prove nothing"
+    assert set(map(int, master.forbidden().nonzero()[0])) == broken
+    lp = master.solve_lp()
+    assert math.isfinite(lp.value) and not broken & set(lp.support)
+    assert all(math.isinf(lp.reduced[j]) for j in broken)
+    best, _ = brute_force(instance, lambda block: keeps(block, master.rules))
+    found = master.solve_integer(None, None)
+    if math.isinf(best):
+        assert found is None
+        return
+    assert found is not None and same(table.objective(found), best), (seed, best)
+    assert lp.bound(0.0) <= best + 1e-6 * abs(best)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_pricing_admits_exactly_the_sets_that_keep_the_rules(seed: int) -> None:
+    """Under rules, a column favoured by the duals is the pricing's optimum when it keeps them and is
+    never returned when it breaks one; once the rules are lifted, every column is admitted again."""
+    instance = small_instance(9, seed, act_kb=(6,), weight_kb=(4,))
+    columns = [c.members for c in enumerate_columns(instance).columns if len(c.members) > 1]
+    pricing = PricingModel(instance, TrafficTerms.of(instance), 1.0)
+    rules = random_rules(instance, seed)
+    kept = broken = 0
+    for members in random.Random(seed).sample(columns, min(16, len(columns))):
+        pricing.impose(rules)
+        answer = pricing.solve(favouring(instance, members), math.inf)
+        if keeps(members, rules):
+            kept += 1
+            assert answer.complete and members in answer.sets, members
+        else:
+            broken += 1
+            assert all(keeps(found, rules) for found in answer.sets)
+            assert members not in answer.sets
+        pricing.impose(())
+        assert members in pricing.solve(favouring(instance, members), math.inf).sets
+    assert kept and broken, (kept, broken)
+
+
+def test_branching_proves_the_optimum_where_the_lp_is_fractional(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On ``crossed`` with 600 B of activations the LP takes every conv-add pair at 1/2 (4160 B), and
+    its integral covers form cycles: the tree branches, cuts the cycles, and proves 4672 B."""
+    forced_to_branch(monkeypatch)
+    instance = crossed(600)
+    best, _ = brute_force(instance)
+    table = VariantTable(instance, enumerate_columns(instance, budget=1))
+    generation = ColumnGeneration(table, None)
+    root = generation.run(None)
+    assert not root.complete and root.converged and root.bound is not None and root.bound < best - 500
+    tree = BranchAndPrice(generation)
+    outcome = tree.run(None)
+    assert outcome.complete and outcome.nodes > 1 and outcome.incumbent is not None
+    assert table.objective(outcome.incumbent) == best == 4672
+    assert outcome.bound == best  # a whole number of bytes: no partition lies strictly between
+    assert any("integral vertex" in line for line in tree.log)
+    assert not generation.master.rules and not generation.pricing.rules  # the root's model again
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_branch_and_price_agrees_with_brute_force(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the MILP model, with the listing forced to give up and no node pruned by its bound
+    (only an integer program or an integral vertex settles one): the optimum is still brute force's."""
+    forced_to_branch(monkeypatch)
+    monkeypatch.setattr(BranchAndPrice, "prune_level", lambda self: math.inf)
+    instance = small_instance(6 + seed % 3, seed, **FIXED_CONFIGS[seed % len(FIXED_CONFIGS)])
+    best, _ = brute_force(instance)
+    result = generated("milp-highs", instance)
+    assert result.status is Status.OPTIMAL and same(result.objective, best), (seed, result.objective, best)
+    assert result.bound is not None and result.bound <= best + 1e-6 * abs(best)
+
+
+FRACTIONAL = [(10, 700), (10, 1000), (37, 700), (51, 700), (60, 800), (60, 1000), (75, 800), (76, 800)]
+FRACTIONAL += [(79, 700), (83, 700), (92, 800), (92, 1000), (96, 1000), (104, 700), (118, 800), (118, 1000)]
+"""(seed, activation bytes) of :func:`woven` instances whose LP over every column has a fractional vertex."""
+
+
+@pytest.mark.parametrize("settle", [True])
+def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
+    settle: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On instances whose LP is fractional, with the listing given up at once: the tree proves brute
+    force's optimum. Without ``settle`` no node is settled by its integer program, and only those
+    whose bound is far above the incumbent's (a node its rules leave without a partition, whose LP
+    keeps an artificial variable) are pruned: branching down to integral vertices (and cycle cuts)
+    decides, the tree alone."""
+    forced_to_branch(monkeypatch)
+    if not settle:
+        monkeypatch.setattr(BranchAndPrice, "prune_level", lambda self: 10.0 * self.upper)
+        monkeypatch.setattr(partition_branch, "NODE_INTEGER_S", 0.0)
+    branched = 0
+    for seed, act in FRACTIONAL:
+        instance = woven(seed, act)
+        best, _ = brute_force(instance)
+        table = VariantTable(instance, enumerate_columns(instance, budget=1))
+        generation = ColumnGeneration(table, None)
+        root = generation.run(None)
+        if root.complete:  # the listing's first solve found nothing below the gap
+            assert root.incumbent is not None and same(table.objective(root.incumbent), best), seed
+            continue
+        outcome = BranchAndPrice(generation).run(None)
+        assert outcome.complete and outcome.incumbent is not None, (seed, act, outcome.stopped)
+        assert same(table.objective(outcome.incumbent), best), (seed, act, table.objective(outcome.incumbent), best)
+        assert outcome.bound is not None and outcome.bound <= best + 1e-6 * abs(best)
+        branched += outcome.nodes > 1
+    assert branched >= len(FRACTIONAL) // 4, branched
+
+
+def test_a_tree_out_of_time_gives_the_least_open_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deadline already passed leaves the root's children open: no proof, the root's bound."""
+    forced_to_branch(monkeypatch)
+    table = VariantTable(crossed(600), enumerate_columns(crossed(600), budget=1))
+    generation = ColumnGeneration(table, None)
+    root = generation.run(None)
+    outcome = BranchAndPrice(generation).run(time.perf_counter() - 1.0)
+    assert not outcome.complete and outcome.bound == root.bound and outcome.incumbent is not None
+    assert "time limit reached during branch-and-price (1 nodes solved, 2 open" in outcome.stopped
+
+
+def test_co_exploration_keeps_the_listing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With candidate capacities the LP also mixes capacities, which pair rules leave fractional: the
+    listing is never given up for branching there."""
+    forced_to_branch(monkeypatch)
+    instance = small_instance(9, 2, act_kb=(2, 4, 8), weight_kb=(1, 2))
+    table = VariantTable(instance, ColumnSet((), False, 1, 0))
+    outcome = ColumnGeneration(table, None).run(None)
+    assert outcome.complete and not outcome.converged and outcome.nodes == 0
+
+
+def test_branch_and_price_needs_a_converged_generation() -> None:
+    table = VariantTable(crossed(600), enumerate_columns(crossed(600), budget=1))
+    with pytest.raises(ValueError, match="converged column generation"):
+        BranchAndPrice(ColumnGeneration(table, None))
+
+
+@pytest.mark.parametrize("method", ["milp-highs", "cpsat"])
+def test_the_models_say_when_branching_proved_the_optimum(method: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    forced_to_branch(monkeypatch)
+    result = generated(method, crossed(600))
+    assert result.status is Status.OPTIMAL and result.objective == 4672
+    assert "the incumbent proven optimal by branch-and-price" in result.stats.native_status
