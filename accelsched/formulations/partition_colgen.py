@@ -137,6 +137,7 @@ __all__ = [
     "DEFAULT_ROUNDS",
     "LISTING_LIMIT",
     "LISTING_SHARE",
+    "PENALTY_GROWTH",
     "PRICING_EPS",
     "SPREAD_STEPS",
     "STALL_ROUNDS",
@@ -166,6 +167,13 @@ LISTING_SHARE = 0.1
 
 _TIGHTEN_MIN_S = 0.5
 """Fewest seconds the integer program gets when it runs again during a listing."""
+
+PENALTY_GROWTH = 10.0
+"""Factor on the artificial variables' cost when a node's LP keeps one though phase one found the
+node feasible."""
+
+_COVERED = 1e-6
+"""Artificial variables summing to at most this count as 0 (phase one's tolerance, in layers)."""
 
 PRICING_EPS = 1e-7
 """Relative tolerance of the pricing: a column is new when its reduced cost is below -eps x |objective|."""
@@ -344,15 +352,59 @@ class ColumnGeneration:
         parent's. There is no listing in a node; the generation stops as soon as a bound
         above ``prune_above`` is proven.
 
+        Under rules the LP has artificial variables
+        (:meth:`~.partition_master.RestrictedMaster.penalty`). When the generation converges
+        with some of them still in the LP, phase one (:meth:`_phase_one`) decides: no
+        partition keeps the rules (the bound is then infinite), or one does and the
+        artificial variables' cost grows by :data:`PENALTY_GROWTH` for another round.
+
         Returns the last master LP (the master is optimal, or the node is pruned: compare
         :attr:`bound` with ``prune_above``), or None when the time or the round limit
         stopped the work (:attr:`bound` is then the node's best bound)."""
         self.master.rules = rules
+        self.master.penalty_scale = 1.0
         self.pricing.impose(rules)
         self.inner, self.inner_bound, self.bound = inner, inner_bound, inner_bound
         self.tried = None
-        state = self._generate(deadline, deadline, early=False, prune_above=prune_above)
-        return None if isinstance(state, Outcome) else state
+        while True:
+            state = self._generate(deadline, deadline, early=False, prune_above=prune_above)
+            if isinstance(state, Outcome):
+                return None
+            if state.artificial <= _COVERED or (self.bound is not None and self.bound > prune_above):
+                return state
+            feasible = self._phase_one(deadline)
+            if feasible is None:
+                return None
+            if not feasible:  # no fractional partition keeps the rules: none at all
+                self.bound = math.inf
+                return state
+            self.master.penalty_scale *= PENALTY_GROWTH
+
+    def _phase_one(self, deadline: float | None) -> bool | None:
+        r"""Whether some fractional partition over every column keeps the node's rules (phase one,
+        with Farkas pricing); None when time runs out.
+
+        The master LP with costs 0 for the columns and 1 for the artificial variables, priced
+        with the metric's weight 0 (a set's reduced cost is :math:`-\sum_{i \in S} \pi_i`). Its
+        bound (:meth:`MasterLp.bound`) above 0 proves that no partition keeps the rules; an LP
+        solution without artificial variables proves that one does, fractionally."""
+        master, pricing = self.master, self.pricing
+        weight = pricing.weight
+        master.phase_one, pricing.weight = True, 0.0
+        try:
+            while not self._expired(deadline):
+                lp = master.solve_lp(deadline)
+                if not math.isfinite(lp.value):
+                    return None
+                if lp.artificial <= _COVERED:
+                    return True
+                answer = pricing.solve(lp.duals, -_COVERED, time_limit=self._left(deadline), max_sets=5)
+                if answer.complete and lp.bound(answer.bound) > _COVERED:
+                    return False
+                self._add(answer.sets)
+            return None
+        finally:
+            master.phase_one, pricing.weight = False, weight
 
     def _generate(
         self,

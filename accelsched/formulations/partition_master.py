@@ -107,6 +107,8 @@ class MasterLp:
         Variants with a positive value.
     weights
         Their values (as ``support``).
+    artificial
+        The sum of the artificial variables (:meth:`RestrictedMaster.penalty`; 0 without rules).
     base
         :math:`\\lambda^\\top b` plus the capacity terms of the bound.
     least
@@ -132,6 +134,7 @@ class MasterLp:
     min_size: int = 2
     status: str = "Optimal"
     weights: tuple[float, ...] = ()
+    artificial: float = 0.0
     reduced: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0), compare=False, repr=False)
     incidence: tuple[np.ndarray, np.ndarray] = dataclasses.field(
         default_factory=lambda: (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)), compare=False, repr=False
@@ -189,6 +192,12 @@ class RestrictedMaster:
         self.rules: frozenset[PairRule] = frozenset()
         """The branching rules of the node being solved (branch-and-price): the variants whose
         subgraph breaks one are held at 0, in the LP and in the integer program."""
+        self.penalty_scale = 1.0
+        """Factor on :meth:`penalty` (raised when the LP keeps an artificial variable of a node
+        that phase one showed to be feasible)."""
+        self.phase_one = False
+        """Whether the LP is phase one's: the columns cost 0 and the artificial variables 1, so
+        that its value is how far the columns are from covering the layers under the rules."""
 
     def forbidden(self) -> np.ndarray:
         """Which variants break a branching rule (a boolean per variant)."""
@@ -220,7 +229,7 @@ class RestrictedMaster:
         total += sum(
             abs(table.variant_coefficient(j)) for j in range(len(table.variants)) if len(table.members(j)) == 1
         )
-        return 2.0 * total + 1.0
+        return self.penalty_scale * (2.0 * total + 1.0)
 
     def _matrix(self, artificial: bool = False) -> tuple[highspy.HighsLp, int, int]:
         """The master as a HiGHS LP; the number of equality rows and of variant columns.
@@ -269,9 +278,11 @@ class RestrictedMaster:
         cost = [table.variant_coefficient(j) for j in range(n_var)]
         cost += [table.act_coefficient(k) for k in range(n_act)]
         cost += [table.weight_coefficient(m) for m in range(n_weight)]
+        if self.phase_one:
+            cost = [0.0] * len(cost)
         if artificial:
             columns += [[(i, 1.0)] for i in range(n)]
-            cost += [self.penalty()] * n
+            cost += [1.0 if self.phase_one else self.penalty()] * n
         lp = highspy.HighsLp()
         lp.num_col_ = len(columns)
         lp.num_row_ = len(rows_lower)
@@ -344,6 +355,7 @@ class RestrictedMaster:
             base += min(0.0, float(capacity[n_act:].min()))
         x = values[:n_var]
         support = np.flatnonzero(x > 1e-6)
+        kept = float(values[lp.num_col_ - n :].sum()) if artificial else 0.0
         cover = (column < n_var) & (index < n)  # the cover rows' entries of the variants: their layers
         return MasterLp(
             value=objective if solved else math.inf,
@@ -351,6 +363,7 @@ class RestrictedMaster:
             duals=tuple(float(v) for v in dual[:n]),
             support=tuple(int(j) for j in support),
             weights=tuple(float(v) for v in x[support]),
+            artificial=kept,
             base=base,
             least=min(0.0, float(reduced[:n_var].min())),
             n=n,

@@ -149,7 +149,7 @@ FRACTIONAL += [(79, 700), (83, 700), (92, 800), (92, 1000), (96, 1000), (104, 70
 """(seed, activation bytes) of :func:`woven` instances whose LP over every column has a fractional vertex."""
 
 
-@pytest.mark.parametrize("settle", [True])
+@pytest.mark.parametrize("settle", [True, False])
 def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
     settle: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -162,6 +162,14 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
     if not settle:
         monkeypatch.setattr(BranchAndPrice, "prune_level", lambda self: 10.0 * self.upper)
         monkeypatch.setattr(partition_branch, "NODE_INTEGER_S", 0.0)
+    phase_one = ColumnGeneration._phase_one
+    decided: list[bool | None] = []
+
+    def spy(self: ColumnGeneration, deadline: float | None) -> bool | None:
+        decided.append(phase_one(self, deadline))
+        return decided[-1]
+
+    monkeypatch.setattr(ColumnGeneration, "_phase_one", spy)
     branched = 0
     for seed, act in FRACTIONAL:
         instance = woven(seed, act)
@@ -178,6 +186,31 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
         assert outcome.bound is not None and outcome.bound <= best + 1e-6 * abs(best)
         branched += outcome.nodes > 1
     assert branched >= len(FRACTIONAL) // 4, branched
+    assert None not in decided
+    if not settle:  # nodes whose rules leave no partition, proven so by phase one
+        assert decided.count(False) >= 3, decided
+
+
+def test_phase_one_proves_a_node_without_partitions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On ``crossed`` with 600 B, the two convolutions ``x`` and ``q`` share a subgraph only with an
+    add, and three layers do not fit: no partition keeps them together. The node's LP keeps an
+    artificial variable, and phase one proves the node empty (bound infinite); apart, it is not."""
+    forced_to_branch(monkeypatch)
+    instance = crossed(600)
+    table = VariantTable(instance, enumerate_columns(instance, budget=1))
+    generation = ColumnGeneration(table, None)
+    root = generation.run(None)
+    inner, inner_bound = generation.inner, generation.inner_bound  # the root's: valid in both children
+    assert root.converged and inner is not None and inner_bound is not None
+    x, q = sorted(instance.cost_model.index[name] for name in ("x", "q"))
+    for together in (True, False):
+        rules = frozenset({PairRule(x, q, together)})
+        lp = generation.solve_node(rules, inner, inner_bound, None, math.inf)
+        assert lp is not None
+        if together:
+            assert generation.bound == math.inf and lp.artificial > 0.5
+        else:
+            assert generation.bound is not None and generation.bound < 4672 + 1 and lp.artificial == 0.0
 
 
 def test_a_tree_out_of_time_gives_the_least_open_bound(monkeypatch: pytest.MonkeyPatch) -> None:
