@@ -155,7 +155,8 @@ def _fig11_markdown(rows: list[Row], options: SolveOptions) -> str:
         f"cocco-simba-separate (1 MB activations + 1.125 MB weights), batch 1; exact = MILP on HiGHS "
         f"warm-started by the best heuristic, {_limit_text(rows, options)}; GA 20 x 500, seed {options.seed}. "
         "Cells: EMA in MB (ratio to greedy). Gap = to the proven optimum. When the column budget stops the "
-        "enumeration, column generation completes the column set and the proof; when the time limit stops it "
+        "enumeration, column generation completes the column set and the proof (by listing the columns below "
+        "the gap, or by branch-and-price when that listing is too slow); when the time limit stops it "
         "first, the gap is to the best valid lower bound (column *bound from*: column generation's, over every "
         "column, or the forced traffic: every weight, the network input and output once, and the tensors "
         f"and streaming reads no subgraph that fits the buffers can avoid{older}), so it overstates the true gap.",

@@ -40,8 +40,12 @@ again with crossover, to a vertex, and the branching pair is the pair of layers
 "together" and "apart" on it. Every partition keeps one of the two rules, and neither
 child admits the vertex, so the tree is finite (at most one rule per pair of layers).
 A vertex without a fractional pair is a partition: when its subgraphs form a cycle,
-the cycle is cut from the master and the node is solved again, else it is a
-partition of objective the node's LP value, which settles the node.
+the cycle is cut from the master and the node is solved again; else it settles the
+node when its objective meets the node's bound (:meth:`BranchAndPrice._meets`), and
+otherwise the cycle cuts the integer program added have moved the LP, and the node
+is priced again. A node whose rules leave no partition is pruned by phase one
+(:meth:`ColumnGeneration.solve_node
+<accelsched.formulations.partition_colgen.ColumnGeneration.solve_node>`).
 
 Open nodes are taken best bound first. When none is left, :math:`U` is optimal: the
 table holds its columns, so it holds an optimal partition, and the models prove it
@@ -162,13 +166,13 @@ class BranchAndPrice:
         self.nodes = 1
         heap: list[Node] = []
         if self._pruned(root.bound):
-            self._close(root, root.bound, "pruned")
+            self._close(root, "pruned")
         else:
             heap.extend(self._settle(root, deadline))
         while heap:
             node = heapq.heappop(heap)
             if self._pruned(node.bound):
-                self._close(node, node.bound, "pruned by its parent's bound")
+                self._close(node, "pruned by its parent's bound")
                 continue
             if deadline is not None and time.perf_counter() > deadline:
                 heapq.heappush(heap, node)
@@ -181,7 +185,7 @@ class BranchAndPrice:
                 heapq.heappush(heap, node)
                 break
             if self._pruned(node.bound):
-                self._close(node, node.bound, "pruned")
+                self._close(node, "pruned")
                 continue
             for child in self._settle(node, deadline):
                 heapq.heappush(heap, child)
@@ -192,11 +196,20 @@ class BranchAndPrice:
     def _pruned(self, bound: float) -> bool:
         return bound > self.prune_level()
 
-    def _close(self, node: Node, value: float, how: str) -> None:
-        """Record a node that needs no branching, with the least objective it may hold."""
-        self.closed = min(self.closed, value)
+    def _close(self, node: Node, how: str) -> None:
+        """Record a node that needs no branching; its bound is the least objective it may hold."""
+        self.closed = min(self.closed, node.bound)
         rules = " ".join(map(str, sorted(node.rules)))
-        self.log.append(f"node {node.serial} [{rules}]: {how} at {value:.12g}")
+        self.log.append(f"node {node.serial} [{rules}]: {how}, bound {node.bound:.12g}")
+
+    def _meets(self, value: float, bound: float) -> bool:
+        """Whether a partition of objective ``value`` is optimal in a node of bound ``bound``: no
+        whole objective lies in [bound, value) (whole bytes), or ``value`` is within the
+        tolerance of a converged bound (the pricing's, on each of up to ``n`` subgraphs)."""
+        if self.table.objective_step:
+            return value - bound < self.table.objective_step
+        n = self.table.instance.n_layers
+        return value - bound <= n * PRICING_EPS * max(1.0, abs(value))
 
     def _offer(self, found: Assignment) -> None:
         """Make a partition the incumbent when it beats it."""
@@ -210,15 +223,14 @@ class BranchAndPrice:
         master.rules = node.rules
         until = time.perf_counter() + NODE_INTEGER_S
         found = master.solve_integer(None, until if deadline is None else min(until, deadline))
-        tolerance = PRICING_EPS * max(1.0, abs(node.bound))
         if found is not None:
             self._offer(found)
             value = self.table.objective(found)
-            if value <= node.bound + tolerance:
-                self._close(node, value, "settled by its integer program")
+            if self._meets(value, node.bound):
+                self._close(node, f"settled by its integer program ({value:.12g})")
                 return []
         if self._pruned(node.bound):
-            self._close(node, node.bound, "pruned after a better partition")
+            self._close(node, "pruned after a better partition")
             return []
         lp = master.solve_lp(deadline, vertex=True)
         pair = self.branching_pair(lp, node.rules)
@@ -247,7 +259,10 @@ class BranchAndPrice:
         weight = max(variant.weight_index for variant in variants)
         integral = self.table.settle(chosen, [0.0] * len(chosen), act, weight)
         self._offer(integral)
-        self._close(node, self.table.objective(integral), "settled by an integral vertex")
+        value = self.table.objective(integral)
+        if not self._meets(value, node.bound):  # the integer program's cycle cuts moved the LP: price again
+            return [dataclasses.replace(node, serial=next(self._serial))]
+        self._close(node, f"settled by an integral vertex ({value:.12g})")
         return []
 
     def branching_pair(self, lp: MasterLp, rules: frozenset[PairRule] = frozenset()) -> tuple[int, int] | None:

@@ -416,12 +416,16 @@ class ColumnGeneration:
     ) -> MasterLp | Outcome:
         """The pricing rounds of :meth:`run` and :meth:`solve_node`.
 
-        Returns the last master LP when the exact pricing proved that no column is missing,
-        or when a bound above ``prune_above`` is proven; an outcome when the work stops, or
-        when a listing before the master is optimal (only when ``early``, until
-        ``listing_deadline``) completed the proof."""
+        Returns the last master LP when the exact pricing proved that no column is missing at
+        its duals, or when a bound above ``prune_above`` is proven. The interior point method
+        without crossover may stop with status unknown and duals short of optimal (whose
+        bound, valid, is then below the LP value: crossed(600) with x and y together, 4160
+        for an LP of 4672); when no column prices out at such duals, the LP is solved again
+        with crossover and priced once more, so that a master called optimal has optimal
+        duals. Returns an outcome when the work stops, or when a listing before the master is
+        optimal (only when ``early``, until ``listing_deadline``) completed the proof."""
         lp = self.master.solve_lp(deadline)
-        best_value, stalled = lp.value, 0
+        best_value, stalled, vertex = lp.value, 0, False
         while True:
             if self._expired(deadline):
                 return self._stop("time limit reached during column generation")
@@ -459,8 +463,11 @@ class ColumnGeneration:
                 if not added:
                     if beta is None or beta < cutoff:
                         return self._stop("time limit reached during column generation")
-                    return lp
-            lp = self.master.solve_lp(deadline)
+                    if lp.status == "Optimal":
+                        return lp
+                    vertex = True  # an unfinished interior point's duals: price once more at a basis'
+            lp = self.master.solve_lp(deadline, vertex=vertex)
+            vertex = False
             if lp.value < best_value - self._tolerance(lp):
                 best_value, stalled = lp.value, 0
             else:
