@@ -55,8 +55,11 @@ the time limit left to the models
 (:data:`~accelsched.formulations.partition_branch.FINAL_SHARE`). Nothing here needs the
 master to be optimal: the listing runs at the inner point, and it is tried as soon
 as the inner point's bound comes within :data:`CLOSE_GAP` of the LP value; one that
-adds :data:`LISTING_LIMIT` columns gives up, and column generation goes on with them
-in the master. On RandWire-A (partition only, 6,000 s limit) the master converged
+adds :data:`LISTING_LIMIT` columns, or runs :data:`LISTING_SHARE` of the time left to
+it, gives up, and column generation goes on with them in the master. With fixed
+capacities, once the master is optimal and a listing has given up (or the one then
+tried does), branch-and-price closes the gap instead
+(:mod:`accelsched.formulations.partition_branch`). On RandWire-A (partition only, 6,000 s limit) the master converged
 after 1,557 s at 6,337,597 B, 0.12 % below the best partition known, and the listing
 below that 7.6 KB gap is what stops the proof: each pricing MILP took 55-105 s for
 2-12 columns, and after 2,950 s (about 260 columns, none left below 511 B) the time
@@ -80,9 +83,9 @@ does: with layers 87 and 167 together, or apart, the LP over the same columns is
 which stays a valid one since a child only removes columns) proves over 6,345,240.99 B
 after 1,447 s (together) and 2,030 s (apart). The metric is an integer number of
 bytes, so both children are pruned and :math:`U` is optimal: one branching settles
-what the listing below 7.6 KB would take about 12 h to. This was an experiment, with
-the branch patched into these classes by hand; branch-and-price is not implemented
-here yet, and the committed Fig. 11 row still reports the 0.12 % gap.
+what the listing below 7.6 KB would take about 12 h to. That experiment, with the
+branch patched into these classes by hand, is what
+:mod:`accelsched.formulations.partition_branch` implements.
 
 Running order (:class:`ColumnGeneration`)
 -----------------------------------------
@@ -391,9 +394,10 @@ class ColumnGeneration:
         master, pricing = self.master, self.pricing
         weight = pricing.weight
         master.phase_one, pricing.weight = True, 0.0
+        vertex = False
         try:
             while not self._expired(deadline):
-                lp = master.solve_lp(deadline)
+                lp = master.solve_lp(deadline, vertex=vertex)
                 if not math.isfinite(lp.value):
                     return None
                 if lp.artificial <= _COVERED:
@@ -401,7 +405,10 @@ class ColumnGeneration:
                 answer = pricing.solve(lp.duals, -_COVERED, time_limit=self._left(deadline), max_sets=5)
                 if answer.complete and lp.bound(answer.bound) > _COVERED:
                     return False
-                self._add(answer.sets)
+                if not self._add(answer.sets) and answer.complete and not answer.sets:
+                    if vertex:  # optimal duals, nothing prices out: the LP's positive value is phase one's
+                        return False
+                    vertex = True  # an unfinished interior point's duals (see _generate)
             return None
         finally:
             master.phase_one, pricing.weight = False, weight
