@@ -259,8 +259,8 @@ class ColumnGeneration:
         self.tried: float | None = None
         """The bound with which the last listing before the master is optimal was tried."""
         self.slow = False
-        """Whether a listing gave up for time (:data:`LISTING_SHARE`): with fixed capacities, no
-        listing follows the master's convergence then, and branching takes over at once."""
+        """Whether a listing gave up for time (:data:`LISTING_SHARE`): no listing is tried before the
+        master is optimal then, nor, with fixed capacities, after (branching takes over at once)."""
 
     def _tolerance(self, lp: MasterLp) -> float:
         return PRICING_EPS * max(1.0, abs(lp.value))
@@ -463,7 +463,7 @@ class ColumnGeneration:
                             added += self._segment(lp, sets, known, deadline)
                 if prune_above is not None and self.bound is not None and self.bound > prune_above:
                     return lp
-                if added and early and self._near(lp):
+                if added and early and not self.slow and self._near(lp):
                     closed = self._close(listing_deadline, LISTING_LIMIT, self._give_up(listing_deadline))
                     if closed is not None:
                         return closed

@@ -225,6 +225,42 @@ def test_a_tree_out_of_time_gives_the_least_open_bound(monkeypatch: pytest.Monke
     assert "time limit reached during branch-and-price (1 nodes solved, 2 open" in outcome.stopped
 
 
+def test_a_listing_that_gives_up_for_time_is_the_last(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A listing stopped by ``LISTING_SHARE`` (here 0: after its first solve) marks the listing slow:
+    none is tried again, before the master is optimal nor after, and branching decides, still
+    exactly. (A first solve that finds nothing below the gap completes the proof instead.)"""
+    monkeypatch.setattr(partition_colgen, "CLOSE_GAP", math.inf)  # a listing at every new inner bound
+    monkeypatch.setattr(partition_colgen, "LISTING_SHARE", 0.0)
+    close = ColumnGeneration._close
+    calls: list[float | None] = []
+
+    def spy(
+        self: ColumnGeneration, deadline: float | None, limit: int | None = None, give_up: float | None = None
+    ) -> Any:
+        calls.append(give_up)
+        return close(self, deadline, limit, give_up)
+
+    monkeypatch.setattr(ColumnGeneration, "_close", spy)
+    slow = 0
+    for seed, act in FRACTIONAL:
+        calls.clear()
+        instance = woven(seed, act)
+        best, _ = brute_force(instance)
+        table = VariantTable(instance, enumerate_columns(instance, budget=1))
+        generation = ColumnGeneration(table, None)
+        outcome = generation.run(time.perf_counter() + 600.0)
+        if outcome.complete:
+            assert not generation.slow and outcome.incumbent is not None
+            assert same(table.objective(outcome.incumbent), best), (seed, act)
+            continue
+        slow += 1
+        assert generation.slow and len(calls) == 1 and calls[0] is not None, (seed, act, calls)
+        assert outcome.converged
+        tree = BranchAndPrice(generation).run(time.perf_counter() + 600.0)
+        assert tree.complete and tree.incumbent is not None and same(table.objective(tree.incumbent), best)
+    assert slow >= 4, slow
+
+
 def test_co_exploration_keeps_the_listing(monkeypatch: pytest.MonkeyPatch) -> None:
     """With candidate capacities the LP also mixes capacities, which pair rules leave fractional: the
     listing is never given up for branching there."""
