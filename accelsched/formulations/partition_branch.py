@@ -100,16 +100,14 @@ class Node:
     rules
         The pair rules its partitions keep.
     inner
-        The inner point the bound was proven at (cover duals).
-    inner_bound
-        The bound at the inner point.
+        The inner point its column generation starts from (cover duals; its parent's until it is
+        solved).
     """
 
     bound: float
     serial: int
     rules: frozenset[PairRule] = field(compare=False)
     inner: tuple[float, ...] = field(compare=False, repr=False)
-    inner_bound: float = field(compare=False)
 
 
 class BranchAndPrice:
@@ -161,8 +159,8 @@ class BranchAndPrice:
             generation stops (None: no limit).
         """
         generation = self.generation
-        assert generation.inner is not None and generation.inner_bound is not None and generation.bound is not None
-        root = Node(generation.bound, next(self._serial), frozenset(), generation.inner, generation.inner_bound)
+        assert generation.inner is not None and generation.bound is not None
+        root = Node(generation.bound, next(self._serial), frozenset(), generation.inner)
         self.nodes = 1
         heap: list[Node] = []
         if self._pruned(root.bound):
@@ -179,8 +177,8 @@ class BranchAndPrice:
                 break
             self.nodes += 1
             lp = generation.solve_node(node.rules, node.inner, node.bound, deadline, self.prune_level())
-            assert generation.inner is not None and generation.inner_bound is not None and generation.bound is not None
-            node = Node(generation.bound, node.serial, node.rules, generation.inner, generation.inner_bound)
+            assert generation.inner is not None and generation.bound is not None
+            node = Node(generation.bound, node.serial, node.rules, generation.inner)
             if lp is None:
                 heapq.heappush(heap, node)
                 break
@@ -236,13 +234,7 @@ class BranchAndPrice:
         pair = self.branching_pair(lp, node.rules)
         if pair is not None:
             return [
-                Node(
-                    node.bound,
-                    next(self._serial),
-                    node.rules | {PairRule(*pair, together)},
-                    node.inner,
-                    node.inner_bound,
-                )
+                Node(node.bound, next(self._serial), node.rules | {PairRule(*pair, together)}, node.inner)
                 for together in (True, False)
             ]
         chosen = list(lp.support)

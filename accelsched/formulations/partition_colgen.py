@@ -343,7 +343,7 @@ class ColumnGeneration:
         self,
         rules: frozenset[PairRule],
         inner: tuple[float, ...],
-        inner_bound: float,
+        bound: float,
         deadline: float | None,
         prune_above: float,
     ) -> MasterLp | None:
@@ -352,8 +352,9 @@ class ColumnGeneration:
         The parent's inner point stays one here: a node's partitions are some of its
         parent's, and its pricing MILP admits a subset of the sets, so every missing set
         keeps a non-negative reduced cost there, and the node's bound starts at the
-        parent's. There is no listing in a node; the generation stops as soon as a bound
-        above ``prune_above`` is proven.
+        parent's, ``bound`` (at least the inner point's; a new inner point must beat it).
+        There is no listing in a node; the generation stops as soon as a bound above
+        ``prune_above`` is proven.
 
         Under rules the LP has artificial variables
         (:meth:`~.partition_master.RestrictedMaster.penalty`). When the generation converges
@@ -367,7 +368,7 @@ class ColumnGeneration:
         self.master.rules = rules
         self.master.penalty_scale = 1.0
         self.pricing.impose(rules)
-        self.inner, self.inner_bound, self.bound = inner, inner_bound, inner_bound
+        self.inner, self.inner_bound, self.bound = inner, bound, bound
         self.tried = None
         while True:
             state = self._generate(deadline, deadline, early=False, prune_above=prune_above)
