@@ -220,9 +220,10 @@ class RestrictedMaster:
         LP over the master's columns may have no solution before the pricing finds the
         columns that join them. One artificial variable per cover row keeps it feasible;
         it is not a subgraph, so the bound (module docstring) leaves it out, and its cost
-        only caps the duals :math:`\pi_i`. It exceeds the objective of every partition of
-        single layers (the singletons' costliest modes), so an LP solution that keeps an
-        artificial variable costs more than some partition does."""
+        only caps the duals :math:`\pi_i`. It starts above twice the objective of the
+        partition of single layers (their costliest modes) and grows when a feasible node's
+        LP still keeps one (:attr:`penalty_scale`); phase one decides the nodes that have no
+        partition."""
         table = self.table
         total = sum(abs(table.act_coefficient(k)) for k in range(len(table.act_bytes)))
         total += sum(abs(table.weight_coefficient(m)) for m in range(len(table.weight_bytes)))
@@ -321,8 +322,8 @@ class RestrictedMaster:
         columns are what branching needs. A solve stopped by the deadline still gives duals,
         and the bound is valid for any duals (module docstring); its value is then reported
         as infinite. Under branching rules the LP has artificial variables (:meth:`penalty`),
-        and a value above the penalty says that the master's columns cannot keep the rules
-        yet."""
+        whose sum (:attr:`MasterLp.artificial`) says how much of the cover the master's
+        columns still leave to them."""
         artificial = bool(self.rules)
         lp, equalities, n_var = self._matrix(artificial)
         h = self._highs(None if deadline is None else deadline - time.perf_counter())
@@ -344,7 +345,7 @@ class RestrictedMaster:
         column = np.repeat(np.arange(lp.num_col_, dtype=np.int64), np.diff(starts))
         used = np.bincount(column, weights=dual[index] * value, minlength=lp.num_col_)
         reduced = np.asarray(lp.col_cost_, dtype=np.float64) - used
-        reduced[:n_var][self.forbidden()] = math.inf  # held at 0: not in a partition of this node
+        reduced[:n_var][np.asarray(lp.col_upper_)[:n_var] == 0.0] = math.inf  # rule-breaking: held at 0
         # rows <= b with duals <= 0 add dual * b (0 for the capacity rows, |cycle| - 1 for a cycle cut)
         upper = np.asarray(lp.row_upper_, dtype=np.float64)
         base = float(np.sum(dual[:equalities])) + float(dual[equalities:] @ upper[equalities:])
