@@ -109,27 +109,36 @@ class Node:
     inner
         The inner point its column generation starts from (cover duals; its parent's until it is
         solved).
+    priced
+        Whether its column generation has run (its master is optimal or tails off): it is
+        branched next.
+    exact
+        Whether its column generation must run until the master is optimal, without the
+        tailing-off control (a node priced again after an integral vertex that did not settle it).
     """
 
     bound: float
     serial: int
     rules: frozenset[PairRule] = field(compare=False)
     inner: tuple[float, ...] = field(compare=False, repr=False)
+    priced: bool = field(default=False, compare=False)
+    exact: bool = field(default=False, compare=False)
 
 
 class BranchAndPrice:
-    """Branch-and-price from a column generation whose master is optimal (see the module docstring).
+    """Branch-and-price from the root's column generation (see the module docstring).
 
     Parameters
     ----------
     generation
-        The root's column generation, its master optimal, with an incumbent and an inner
-        point (:attr:`Outcome.converged`); its table grows with every node's columns.
+        The root's column generation, with an incumbent and an inner point; its master optimal
+        or tailing off (:attr:`Outcome.converged`), unless :meth:`run` is told otherwise. Its
+        table grows with every node's columns.
     """
 
     def __init__(self, generation: ColumnGeneration) -> None:
         if generation.inner is None or generation.inner_bound is None or generation.incumbent is None:
-            raise ValueError("branch-and-price starts from a converged column generation with a partition")
+            raise ValueError("branch-and-price starts from a column generation with an inner point and a partition")
         self.generation = generation
         self.table: VariantTable = generation.table
         self._serial = itertools.count()
@@ -149,49 +158,49 @@ class BranchAndPrice:
         return self.table.objective(self.generation.incumbent)
 
     def prune_level(self) -> float:
-        """The bound above which a node holds no partition better than :math:`U`."""
-        upper = self.upper
-        margin = 1e-9 * max(1.0, abs(upper))
-        if self.table.objective_step:
-            return upper - self.table.objective_step + margin
-        return upper - PRICING_EPS * max(1.0, abs(upper))
+        """The bound above which a node holds no partition better than :math:`U`
+        (:meth:`ColumnGeneration.prune_level
+        <accelsched.formulations.partition_colgen.ColumnGeneration.prune_level>`)."""
+        return self.generation.prune_level()
 
-    def run(self, deadline: float | None) -> Outcome:
+    def run(self, deadline: float | None, *, priced: bool = True) -> Outcome:
         """Solve the tree until no node is open or the deadline passes.
 
         Parameters
         ----------
         deadline
-            A :func:`time.perf_counter` value after which no node starts and a node's column
-            generation stops (None: no limit).
+            A :func:`time.perf_counter` value after which no node starts (the root always does)
+            and a node's column generation stops (None: no limit).
+        priced
+            Whether the root's column generation ended with its master optimal or tailing off;
+            when not (it stopped at its deadline), the root is priced first like any node, from
+            the inner point proven so far.
         """
         generation = self.generation
         assert generation.inner is not None and generation.bound is not None
-        root = Node(generation.bound, next(self._serial), frozenset(), generation.inner)
-        self.nodes = 1
-        heap: list[Node] = []
-        if self._pruned(root.bound):
-            self._close(root, "pruned")
-        else:
-            heap.extend(self._settle(root, deadline))
+        heap = [Node(generation.bound, next(self._serial), frozenset(), generation.inner, priced=priced)]
+        self.nodes = 1  # the root (serial 0), pruned or not
         while heap:
             node = heapq.heappop(heap)
             if self._pruned(node.bound):
-                self._close(node, "pruned by its parent's bound")
+                self._close(node, "pruned" if node.priced or not node.rules else "pruned by its parent's bound")
                 continue
-            if deadline is not None and time.perf_counter() > deadline:
+            if node.serial and deadline is not None and time.perf_counter() > deadline:
                 heapq.heappush(heap, node)
                 break
-            self.nodes += 1
-            lp = generation.solve_node(node.rules, node.inner, node.bound, deadline, self.prune_level())
-            assert generation.inner is not None and generation.bound is not None
-            node = Node(generation.bound, node.serial, node.rules, generation.inner)
-            if lp is None:
-                heapq.heappush(heap, node)
-                break
-            if self._pruned(node.bound):
-                self._close(node, "pruned")
-                continue
+            self.nodes += node.serial > 0
+            if not node.priced:
+                lp = generation.solve_node(
+                    node.rules, node.inner, node.bound, deadline, self.prune_level(), tailing=not node.exact
+                )
+                assert generation.inner is not None and generation.bound is not None
+                node = Node(generation.bound, node.serial, node.rules, generation.inner, priced=lp is not None)
+                if lp is None:
+                    heapq.heappush(heap, node)
+                    break
+                if self._pruned(node.bound):
+                    self._close(node, "pruned")
+                    continue
             for child in self._settle(node, deadline):
                 heapq.heappush(heap, child)
         generation.master.rules = frozenset()
@@ -252,15 +261,15 @@ class BranchAndPrice:
         cycle = master.cycle(chosen)
         if cycle is not None:
             master.cycles.append(cycle)
-            return [dataclasses.replace(node, serial=next(self._serial))]
+            return [dataclasses.replace(node, serial=next(self._serial), priced=False)]
         variants = [self.table.variants[j] for j in chosen]
         act = max(variant.act_index for variant in variants)
         weight = max(variant.weight_index for variant in variants)
         integral = self.table.settle(chosen, [0.0] * len(chosen), act, weight)
         self._offer(integral)
         value = self.table.objective(integral)
-        if not self._meets(value, node.bound):  # the integer program's cycle cuts moved the LP: price again
-            return [dataclasses.replace(node, serial=next(self._serial))]
+        if not self._meets(value, node.bound):  # cycle cuts moved the LP, or it tailed off: price to the end
+            return [dataclasses.replace(node, serial=next(self._serial), priced=False, exact=True)]
         self._close(node, f"settled by an integral vertex ({value:.12g})")
         return []
 
@@ -326,8 +335,10 @@ def prepare(
     :data:`FINAL_SHARE` of it (the last step of the proof: the models then solve over
     a table that already holds the incumbent), and its best partition becomes the
     solvers' start when it beats the warm start. When that listing gives up with the
-    master optimal, branch-and-price (:class:`BranchAndPrice`) takes the same time; its
-    proof that the incumbent is optimal completes the table too (the table holds the
+    master optimal or tailing off, branch-and-price (:class:`BranchAndPrice`) takes the
+    same time; so does it, with fixed capacities, when the pricing rounds stop at their
+    deadline with an inner point and a partition (the root is then priced on in the tree).
+    Its proof that the incumbent is optimal completes the table too (the table holds the
     incumbent's columns).
     Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
     set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
@@ -355,8 +366,10 @@ def prepare(
     generation = ColumnGeneration(table, assignment, options.threads, rounds)
     proof_deadline = None if limit is None else start + (1 - FINAL_SHARE) * limit
     outcome = generation.run(None if limit is None else start + 3 * limit / 4, proof_deadline)
-    if outcome.converged:
-        outcome = BranchAndPrice(generation).run(proof_deadline)
+    if _unfinished_root(generation, outcome, proof_deadline) and generation.incumbent is None:
+        generation.incumbent = generation.master.solve_integer(None, proof_deadline)
+    if outcome.converged or (_unfinished_root(generation, outcome, proof_deadline) and generation.incumbent):
+        outcome = BranchAndPrice(generation).run(proof_deadline, priced=outcome.converged)
     reason = columns.stopped if outcome.complete else f"{columns.stopped}; {outcome.stopped}"
     table.column_set = dataclasses.replace(
         master, complete=outcome.complete, stopped=reason, bound=outcome.bound, columns=tuple(table.columns)
@@ -376,3 +389,18 @@ def prepare(
         assignment is None or table.objective(outcome.incumbent) < table.objective(assignment)
     )
     return Prepared(table, outcome.incumbent if better else assignment, tuple(notes), deadline, better)
+
+
+def _unfinished_root(generation: ColumnGeneration, outcome: Outcome, deadline: float | None) -> bool:
+    """Whether a root column generation stopped at its deadline goes on in the tree until ``deadline``:
+    with fixed capacities and an inner point, before the round limit, with time left (and a partition,
+    which :func:`prepare` finds over the master when neither the warm start nor a listing gave one)."""
+    return (
+        not outcome.complete
+        and not outcome.converged
+        and not generation.instance.co_exploration
+        and generation.inner is not None
+        and generation.done < generation.rounds
+        and deadline is not None
+        and time.perf_counter() < deadline
+    )

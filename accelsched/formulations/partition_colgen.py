@@ -144,6 +144,7 @@ __all__ = [
     "PRICING_EPS",
     "SPREAD_STEPS",
     "STALL_ROUNDS",
+    "TAILING_GAP",
     "ColumnGeneration",
 ]
 
@@ -167,6 +168,11 @@ optimal, branching after."""
 LISTING_SHARE = 0.1
 """Share of the time left to it that the listing after the master is optimal takes before it gives up
 (branching then closes the gap)."""
+
+TAILING_GAP = 1e-3
+"""Relative gap between the LP value and the bound proven below which a master that cannot be pruned
+stops pricing and branches (tailing-off control: :meth:`ColumnGeneration.tails`); :data:`CLOSE_GAP`'s,
+so that at the root a listing that gives up for time hands over to the tree at once."""
 
 _TIGHTEN_MIN_S = 0.5
 """Fewest seconds the integer program gets when it runs again during a listing."""
@@ -201,8 +207,8 @@ class Outcome:
     stopped
         Why the work stopped before completing (empty when complete).
     converged
-        Whether the master was optimal when the work stopped short of the proof (branching
-        can go on from its inner point).
+        Whether branching can go on from the inner point: the work stopped short of the proof
+        with the master optimal, or tailing off (:meth:`ColumnGeneration.tails`).
     nodes
         Nodes of the branch-and-price tree solved (0 when column generation alone decided).
     """
@@ -309,7 +315,8 @@ class ColumnGeneration:
         earlier one gave up for time (:attr:`slow`), the outcome says that the master is
         optimal (:attr:`Outcome.converged`), and branching on pairs of layers
         (:class:`~accelsched.formulations.partition_branch.BranchAndPrice`) closes the gap
-        instead. In co-exploration the listing at the end runs to the end: there the master's
+        instead; once such a listing gave up, a master that tails off (:meth:`tails`) ends
+        the pricing for branching too. In co-exploration the listing at the end runs to the end: there the master's
         LP also mixes capacities, which such branching leaves fractional.
 
         Parameters
@@ -322,7 +329,7 @@ class ColumnGeneration:
             ``deadline`` go on).
         """
         listing_deadline = deadline if listing_deadline is None else listing_deadline
-        state = self._generate(deadline, listing_deadline, early=True)
+        state = self._generate(deadline, listing_deadline, early=True, tailing=True)
         if isinstance(state, Outcome):
             return state
         if self.instance.co_exploration:  # branching on layer pairs alone cannot fix the capacities
@@ -335,7 +342,7 @@ class ColumnGeneration:
                 return outcome
         reason = (
             f"the listing below the gap of {self.theta:.6g} gave up ({self.listed} listed, "
-            f"{len(self.table.columns)} columns)"
+            f"{len(self.table.columns)} columns; master LP {state.value:.12g})"
         )
         return dataclasses.replace(self._stop(reason), converged=True)
 
@@ -346,6 +353,8 @@ class ColumnGeneration:
         bound: float,
         deadline: float | None,
         prune_above: float,
+        *,
+        tailing: bool = True,
     ) -> MasterLp | None:
         """Column generation under branching rules, from an inner point its parent proved.
 
@@ -354,7 +363,8 @@ class ColumnGeneration:
         keeps a non-negative reduced cost there, and the node's bound starts at the
         parent's, ``bound`` (at least the inner point's; a new inner point must beat it).
         There is no listing in a node; the generation stops as soon as a bound above
-        ``prune_above`` is proven.
+        ``prune_above`` is proven, and, with ``tailing``, when the master tails off
+        (:meth:`tails`): the node is then branched with its master not optimal.
 
         Under rules the LP has artificial variables
         (:meth:`~.partition_master.RestrictedMaster.penalty`). When the generation converges
@@ -362,8 +372,8 @@ class ColumnGeneration:
         partition keeps the rules (the bound is then infinite), or one does and the
         artificial variables' cost grows by :data:`PENALTY_GROWTH` for another round.
 
-        Returns the last master LP (the master is optimal, or the node is pruned: compare
-        :attr:`bound` with ``prune_above``), or None when the time or the round limit
+        Returns the last master LP (the master is optimal or tails off, or the node is pruned:
+        compare :attr:`bound` with ``prune_above``), or None when the time or the round limit
         stopped the work (:attr:`bound` is then the node's best bound)."""
         self.master.rules = rules
         self.master.penalty_scale = 1.0
@@ -371,7 +381,7 @@ class ColumnGeneration:
         self.inner, self.inner_bound, self.bound = inner, bound, bound
         self.tried = None
         while True:
-            state = self._generate(deadline, deadline, early=False, prune_above=prune_above)
+            state = self._generate(deadline, deadline, early=False, prune_above=prune_above, tailing=tailing)
             if isinstance(state, Outcome):
                 return None
             if state.artificial <= _COVERED or (self.bound is not None and self.bound > prune_above):
@@ -421,6 +431,7 @@ class ColumnGeneration:
         *,
         early: bool,
         prune_above: float | None = None,
+        tailing: bool = False,
     ) -> MasterLp | Outcome:
         """The pricing rounds of :meth:`run` and :meth:`solve_node`.
 
@@ -430,8 +441,10 @@ class ColumnGeneration:
         bound, valid, is then below the LP value: crossed(600) with x and y together, 4160
         for an LP of 4672); when no column prices out at such duals, the LP is solved again
         with crossover and priced once more, so that a master called optimal has optimal
-        duals. Returns an outcome when the work stops, or when a listing before the master is
-        optimal (only when ``early``, until ``listing_deadline``) completed the proof."""
+        duals. With ``tailing``, also returns it when the master tails off (:meth:`tails`) after
+        an exact pricing that added columns. Returns an outcome when the work stops, or when a
+        listing before the master is optimal (only when ``early``, until ``listing_deadline``)
+        completed the proof."""
         lp = self.master.solve_lp(deadline)
         best_value, stalled, vertex = lp.value, 0, False
         while True:
@@ -468,6 +481,8 @@ class ColumnGeneration:
                     closed = self._close(listing_deadline, LISTING_LIMIT, self._give_up(listing_deadline))
                     if closed is not None:
                         return closed
+                if added and tailing and self.tails(lp, prune_above):
+                    return lp
                 if not added:
                     if beta is None or beta < cutoff:
                         return self._stop("time limit reached during column generation")
@@ -480,6 +495,37 @@ class ColumnGeneration:
                 best_value, stalled = lp.value, 0
             else:
                 stalled += 1
+
+    def prune_level(self) -> float:
+        r"""The bound above which no partition beats the incumbent's objective :math:`U`: :math:`U`
+        less one step when every objective is a whole number of steps (bytes,
+        :attr:`VariantTable.objective_step <accelsched.formulations.partition_common.VariantTable>`),
+        :math:`U` less the pricing's tolerance :math:`\epsilon |U|` otherwise."""
+        assert self.incumbent is not None
+        upper = self.table.objective(self.incumbent)
+        if self.table.objective_step:
+            return upper - self.table.objective_step + 1e-9 * max(1.0, abs(upper))
+        return upper - PRICING_EPS * max(1.0, abs(upper))
+
+    def tails(self, lp: MasterLp, prune_above: float | None = None) -> bool:
+        """Tailing-off control (early branching, Vanderbeck 2005): whether a master that is not
+        optimal yet should stop pricing and branch.
+
+        With fixed capacities only, in a node (``prune_above`` given) or at the root once a
+        listing gave up for time (:attr:`slow`; the level is then :meth:`prune_level`): when the
+        LP value is at most the level, so that its optimum is too and converging could not
+        prune the node (it would be branched anyway), and within :data:`TAILING_GAP` of the
+        bound proven, from which the children start. Branching is valid at any LP; only the
+        choice of the pair follows a master that is not optimal. On RandWire-A (partition only)
+        the exact pricing found columns just below its cutoff for thousands of seconds after
+        the bound had stopped rising, and the root never reached the tree in a 6,600 s run."""
+        if self.instance.co_exploration or self.bound is None:
+            return False
+        if prune_above is None:
+            if not self.slow or self.incumbent is None:
+                return False
+            prune_above = self.prune_level()
+        return lp.value <= prune_above and lp.value - self.bound <= TAILING_GAP * max(1.0, abs(lp.value))
 
     def _near(self, lp: MasterLp) -> bool:
         """Whether the inner point's bound has risen to within :data:`CLOSE_GAP` of the LP value

@@ -273,7 +273,7 @@ def test_co_exploration_keeps_the_listing(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_branch_and_price_needs_a_converged_generation() -> None:
     table = VariantTable(crossed(600), enumerate_columns(crossed(600), budget=1))
-    with pytest.raises(ValueError, match="converged column generation"):
+    with pytest.raises(ValueError, match="column generation with an inner point"):
         BranchAndPrice(ColumnGeneration(table, None))
 
 
@@ -283,3 +283,112 @@ def test_the_models_say_when_branching_proved_the_optimum(method: str, monkeypat
     result = generated(method, crossed(600))
     assert result.status is Status.OPTIMAL and result.objective == 4672
     assert "the incumbent proven optimal by branch-and-price" in result.stats.native_status
+
+
+STOPPED_ROOTS = [(10, 700, 3), (37, 700, 3), (75, 800, 4), (83, 700, 3), (118, 800, 3)]
+"""(seed, activation bytes, rounds) of :data:`FRACTIONAL` instances whose root column generation has an
+inner point after that many rounds and goes on after them (the fewest rounds that do)."""
+
+
+def fractional_root(seed: int, act: int, rounds: int) -> tuple[PartitionInstance, ColumnGeneration, bool]:
+    """A :func:`woven` instance's root column generation stopped after ``rounds`` pricing rounds, then
+    given back the default limit; whether it stopped with an inner point, unconverged."""
+    instance = woven(seed, act)
+    table = VariantTable(instance, enumerate_columns(instance, budget=1))
+    generation = ColumnGeneration(table, None, rounds=rounds)
+    root = generation.run(None)
+    generation.rounds = partition_colgen.DEFAULT_ROUNDS
+    return instance, generation, not root.complete and not root.converged and generation.inner is not None
+
+
+def test_a_root_stopped_before_convergence_is_priced_in_the_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A root whose pricing rounds stopped early (as at their deadline) goes on as the tree's first
+    node, from the inner point it proved: the tree still proves brute force's optimum."""
+    forced_to_branch(monkeypatch)
+    for seed, act, rounds in STOPPED_ROOTS:
+        instance, generation, stopped = fractional_root(seed, act, rounds)
+        assert stopped, (seed, act, rounds)
+        best, _ = brute_force(instance)
+        generation.incumbent = generation.master.solve_integer(None, None)
+        outcome = BranchAndPrice(generation).run(None, priced=False)
+        assert outcome.complete and outcome.incumbent is not None, (seed, act, outcome.stopped)
+        assert same(generation.table.objective(outcome.incumbent), best), (seed, act)
+        assert outcome.bound is not None and outcome.bound <= best + 1e-6 * abs(best)
+
+
+def test_prepare_hands_a_root_stopped_at_its_deadline_to_the_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a time limit, a root whose rounds stop short of convergence (here after three rounds, with
+    rounds left as at a deadline) is handed to the tree, which proves the optimum. No warm start and
+    no listing: the partition the tree needs comes from the integer program over the master."""
+    forced_to_branch(monkeypatch)
+    run_root = ColumnGeneration.run
+    handed: list[bool] = []
+
+    def stopped_early(self: ColumnGeneration, deadline: float | None, listing: float | None = None) -> Any:
+        rounds, self.rounds = self.rounds, 3
+        outcome = run_root(self, deadline, listing)
+        self.rounds = rounds
+        handed.append(not outcome.converged and not outcome.complete)
+        return outcome
+
+    monkeypatch.setattr(ColumnGeneration, "run", stopped_early)
+    instance = woven(10, 700)  # its rounds after the third find more columns (STOPPED_ROOTS)
+    best, _ = brute_force(instance)
+    result = generated("milp-highs", instance, time_limit_s=600.0)
+    assert handed == [True]
+    assert result.status is Status.OPTIMAL and same(result.objective, best)
+    assert "the incumbent proven optimal by branch-and-price" in result.stats.native_status
+
+
+def test_tailing_off_branches_early_and_stays_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With any gap counted as tailing off, the exact pricing in every round, and no node pruned
+    by its bound unless its rules leave no partition, every node whose LP lies below the level
+    branches after its first exact pricing that adds columns, its master not optimal: the tree
+    still proves brute force's optimum where the LP is fractional."""
+    forced_to_branch(monkeypatch)
+    monkeypatch.setattr(partition_colgen, "TAILING_GAP", math.inf)
+    monkeypatch.setattr(partition_colgen, "STALL_ROUNDS", 0)
+    monkeypatch.setattr(BranchAndPrice, "prune_level", lambda self: 10.0 * self.upper)
+    tails = ColumnGeneration.tails
+    tailed: list[bool] = []
+
+    def spy(self: ColumnGeneration, lp: Any, prune_above: float | None = None) -> bool:
+        tailed.append(tails(self, lp, prune_above))
+        return tailed[-1]
+
+    monkeypatch.setattr(ColumnGeneration, "tails", spy)
+    for seed, act in [(10, 700), (10, 1000), (37, 700), (75, 800), (79, 700)]:  # FRACTIONAL's that tail off
+        instance = woven(seed, act)
+        best, _ = brute_force(instance)
+        table = VariantTable(instance, enumerate_columns(instance, budget=1))
+        generation = ColumnGeneration(table, None)
+        if generation.run(None).complete:
+            continue
+        outcome = BranchAndPrice(generation).run(None)
+        assert outcome.complete and outcome.incumbent is not None, (seed, act, outcome.stopped)
+        assert same(table.objective(outcome.incumbent), best), (seed, act, table.objective(outcome.incumbent), best)
+    assert tailed.count(True) >= 8, tailed.count(True)
+
+
+def test_tailing_off_needs_a_gap_below_the_prune_level() -> None:
+    """The master tails off only when its LP value is at most the level (converging could not prune
+    it) and within ``TAILING_GAP`` of the bound; never in co-exploration, nor at the root before a
+    listing gave up."""
+    instance = crossed(600)
+    table = VariantTable(instance, enumerate_columns(instance, budget=1))
+    generation = ColumnGeneration(table, None)
+    generation.run(None)
+    lp = generation.master.solve_lp(None)
+    assert generation.bound is not None
+    generation.bound = lp.value * (1 - partition_colgen.TAILING_GAP / 2)
+    assert generation.tails(lp, lp.value)
+    assert not generation.tails(lp, lp.value - 1.0)
+    generation.bound = lp.value * (1 - 2 * partition_colgen.TAILING_GAP)
+    assert not generation.tails(lp, lp.value)
+    generation.bound = lp.value
+    generation.slow = False
+    assert not generation.tails(lp)
+    coexplored = small_instance(7, 1, act_kb=(2, 4, 8), weight_kb=(1, 2))
+    other = ColumnGeneration(VariantTable(coexplored, enumerate_columns(coexplored, budget=1)), None)
+    other.run(None)
+    assert not other.tails(other.master.solve_lp(None), math.inf)
