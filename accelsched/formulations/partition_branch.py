@@ -47,6 +47,20 @@ is priced again. A node whose rules leave no partition is pruned by phase one
 (:meth:`ColumnGeneration.solve_node
 <accelsched.formulations.partition_colgen.ColumnGeneration.solve_node>`).
 
+Tailing off
+-----------
+A node's master need not be optimal to branch: every partition keeps one of the two
+rules whatever LP chose the pair, and the children start from the parent's inner point
+and bound. A node whose LP value is at most the prune level cannot be pruned by pricing
+on (its LP optimum is no larger), so once that value is within
+:data:`~accelsched.formulations.partition_colgen.TAILING_GAP` of the node's bound the
+node is branched (:meth:`ColumnGeneration.tails
+<accelsched.formulations.partition_colgen.ColumnGeneration.tails>`; Vanderbeck's early
+branching). At the root this applies once a listing below the gap gave up for time, and
+a root whose pricing rounds stop at their deadline with an inner point is priced on as
+the tree's first node rather than left unproven (:func:`prepare`). A node priced again
+because an integral vertex did not settle it prices to convergence (:attr:`Node.exact`).
+
 Measured on RandWire-A (partition only, Fig. 11 instance), from the converged root of
 an earlier column generation (dumped: 22,947 columns, bound 6,337,597 B, :math:`U` =
 6,345,241 B): the root's vertex gives the pair (166, 167); the "together" child is
@@ -188,7 +202,8 @@ class BranchAndPrice:
             if node.serial and deadline is not None and time.perf_counter() > deadline:
                 heapq.heappush(heap, node)
                 break
-            self.nodes += node.serial > 0
+            if node.serial:
+                self.nodes += 1
             if not node.priced:
                 lp = generation.solve_node(
                     node.rules, node.inner, node.bound, deadline, self.prune_level(), tailing=not node.exact
@@ -366,9 +381,10 @@ def prepare(
     generation = ColumnGeneration(table, assignment, options.threads, rounds)
     proof_deadline = None if limit is None else start + (1 - FINAL_SHARE) * limit
     outcome = generation.run(None if limit is None else start + 3 * limit / 4, proof_deadline)
-    if _unfinished_root(generation, outcome, proof_deadline) and generation.incumbent is None:
+    handover = outcome.converged or _unfinished_root(generation, outcome, proof_deadline)
+    if handover and generation.incumbent is None:  # a stopped root, with no warm start and no listing yet
         generation.incumbent = generation.master.solve_integer(None, proof_deadline)
-    if outcome.converged or (_unfinished_root(generation, outcome, proof_deadline) and generation.incumbent):
+    if handover and generation.incumbent is not None:
         outcome = BranchAndPrice(generation).run(proof_deadline, priced=outcome.converged)
     reason = columns.stopped if outcome.complete else f"{columns.stopped}; {outcome.stopped}"
     table.column_set = dataclasses.replace(

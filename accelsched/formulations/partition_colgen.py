@@ -316,8 +316,9 @@ class ColumnGeneration:
         optimal (:attr:`Outcome.converged`), and branching on pairs of layers
         (:class:`~accelsched.formulations.partition_branch.BranchAndPrice`) closes the gap
         instead; once such a listing gave up, a master that tails off (:meth:`tails`) ends
-        the pricing for branching too. In co-exploration the listing at the end runs to the end: there the master's
-        LP also mixes capacities, which such branching leaves fractional.
+        the pricing for branching too. In co-exploration the listing at the end runs to the
+        end: there the master's LP also mixes capacities, which such branching leaves
+        fractional.
 
         Parameters
         ----------
