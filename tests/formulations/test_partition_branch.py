@@ -271,7 +271,7 @@ def test_co_exploration_keeps_the_listing(monkeypatch: pytest.MonkeyPatch) -> No
     assert outcome.complete and not outcome.converged and outcome.nodes == 0
 
 
-def test_branch_and_price_needs_a_converged_generation() -> None:
+def test_branch_and_price_needs_an_inner_point_and_a_partition() -> None:
     table = VariantTable(crossed(600), enumerate_columns(crossed(600), budget=1))
     with pytest.raises(ValueError, match="column generation with an inner point"):
         BranchAndPrice(ColumnGeneration(table, None))
@@ -388,6 +388,8 @@ def test_tailing_off_needs_a_gap_below_the_prune_level() -> None:
     generation.bound = lp.value
     generation.slow = False
     assert not generation.tails(lp)
+    generation.slow = True  # then the level is the incumbent's, 4672 - 1 here, above the LP's 4160
+    assert generation.prune_level() > lp.value and generation.tails(lp)
     coexplored = small_instance(7, 1, act_kb=(2, 4, 8), weight_kb=(1, 2))
     other = ColumnGeneration(VariantTable(coexplored, enumerate_columns(coexplored, budget=1)), None)
     other.run(None)
