@@ -149,6 +149,9 @@ FRACTIONAL = [(10, 700), (10, 1000), (37, 700), (51, 700), (60, 800), (60, 1000)
 FRACTIONAL += [(79, 700), (83, 700), (92, 800), (92, 1000), (96, 1000), (104, 700), (118, 800), (118, 1000)]
 """(seed, activation bytes) of :func:`woven` instances whose LP over every column has a fractional vertex."""
 
+BRANCHING = [(10, 700), (10, 1000), (37, 700), (75, 800), (76, 800), (96, 1000), (104, 700)]
+"""The :data:`FRACTIONAL` instances whose tree branches when their listing gives up at once."""
+
 
 @pytest.mark.parametrize("settle", [True, False])
 def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
@@ -158,7 +161,7 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
     force's optimum. Without ``settle`` no node is settled by its integer program, and only those
     whose bound is far above the incumbent's (a node its rules leave without a partition, whose LP
     keeps an artificial variable) are pruned: branching down to integral vertices (and cycle cuts)
-    decides, the tree alone."""
+    decides, the tree alone. With ``settle``, only the instances whose tree branches."""
     forced_to_branch(monkeypatch)
     if not settle:
         monkeypatch.setattr(BranchAndPrice, "prune_level", lambda self: 10.0 * self.upper)
@@ -172,7 +175,8 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
 
     monkeypatch.setattr(ColumnGeneration, "_phase_one", spy)
     branched = 0
-    for seed, act in FRACTIONAL:
+    cases = BRANCHING if settle else FRACTIONAL
+    for seed, act in cases:
         instance = woven(seed, act)
         best, _ = brute_force(instance)
         table = VariantTable(instance, enumerate_columns(instance, budget=1))
@@ -186,7 +190,7 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
         assert same(table.objective(outcome.incumbent), best), (seed, act, table.objective(outcome.incumbent), best)
         assert outcome.bound is not None and outcome.bound <= best + 1e-6 * abs(best)
         branched += outcome.nodes > 1
-    assert branched >= len(FRACTIONAL) // 4, branched
+    assert branched >= len(cases) // 4, branched
     assert None not in decided
     if not settle:  # nodes whose rules leave no partition, proven so by phase one
         assert decided.count(False) >= 3, decided
