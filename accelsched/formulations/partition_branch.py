@@ -96,7 +96,16 @@ from accelsched.problems.partition import PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import enumerate_columns
 from accelsched.solvers import SolveOptions
 
-__all__ = ["FINAL_SHARE", "MASTER_COLUMNS", "NODE_INTEGER_S", "BranchAndPrice", "Node", "prepare"]
+__all__ = [
+    "FINAL_SHARE",
+    "MASTER_COLUMNS",
+    "NODE_INTEGER_S",
+    "TREE_NOTE_LINES",
+    "BranchAndPrice",
+    "Node",
+    "prepare",
+    "tree_note",
+]
 
 FINAL_SHARE = 0.05
 """Share of the time limit a listing of the columns below the gap leaves to the models' final solve."""
@@ -106,6 +115,9 @@ MASTER_COLUMNS = 20_000
 
 NODE_INTEGER_S = 60.0
 """Most seconds the integer program over a node's columns gets."""
+
+TREE_NOTE_LINES = 12
+"""Most lines of the branch-and-price tree's log a result's note repeats."""
 
 _FRACTIONAL = 1e-6
 """A value within this of 0 or 1 counts as integral."""
@@ -164,7 +176,8 @@ class BranchAndPrice:
         self.closed = math.inf
         """The least bound of the nodes pruned or settled so far."""
         self.log: list[str] = []
-        """One line per node closed: its rules and how it ended."""
+        """One line per node: its rules, its bound and how it ended (closed, branched on a pair,
+        priced again, or left open at the deadline)."""
         self.unresolved: list[Node] = []
         """Nodes left open because their LP vertex kept an artificial variable (no pair to branch on)."""
 
@@ -231,6 +244,10 @@ class BranchAndPrice:
     def _close(self, node: Node, how: str) -> None:
         """Record a node that needs no branching; its bound is the least objective it may hold."""
         self.closed = min(self.closed, node.bound)
+        self._record(node, how)
+
+    def _record(self, node: Node, how: str) -> None:
+        """Add a line on ``node`` to :attr:`log`."""
         rules = " ".join(map(str, sorted(node.rules)))
         self.log.append(f"node {node.serial} [{rules}]: {how}, bound {node.bound:.12g}")
 
@@ -267,6 +284,7 @@ class BranchAndPrice:
         lp = master.solve_lp(deadline, vertex=True)
         pair = self.branching_pair(lp, node.rules)
         if pair is not None:
+            self._record(node, "branched on {} and {}".format(*pair))
             return [
                 Node(node.bound, next(self._serial), node.rules | {PairRule(*pair, together)}, node.inner)
                 for together in (True, False)
@@ -279,7 +297,9 @@ class BranchAndPrice:
         cycle = master.cycle(chosen)
         if cycle is not None:
             master.cycles.append(cycle)
-            return [dataclasses.replace(node, serial=next(self._serial), priced=False)]
+            again = dataclasses.replace(node, serial=next(self._serial), priced=False)
+            self._record(node, f"its vertex's subgraphs form a cycle, cut; priced again as node {again.serial}")
+            return [again]
         variants = [self.table.variants[j] for j in chosen]
         act = max(variant.act_index for variant in variants)
         weight = max(variant.weight_index for variant in variants)
@@ -287,7 +307,11 @@ class BranchAndPrice:
         self._offer(integral)
         value = self.table.objective(integral)
         if not self._meets(value, node.bound):  # cycle cuts moved the LP, or it tailed off: price to the end
-            return [dataclasses.replace(node, serial=next(self._serial), priced=False, exact=True)]
+            again = dataclasses.replace(node, serial=next(self._serial), priced=False, exact=True)
+            self._record(
+                node, f"its integral vertex ({value:.12g}) does not meet it; priced again as node {again.serial}"
+            )
+            return [again]
         self._close(node, f"settled by an integral vertex ({value:.12g})")
         return []
 
@@ -325,7 +349,19 @@ class BranchAndPrice:
             bound = min(self.closed, upper)
             if self.table.objective_step:  # every objective is whole: none lies in (U - 1, U)
                 bound = min(upper, math.ceil(bound - 1e-9 * max(1.0, abs(bound))))
-            return Outcome(True, bound, generation.incumbent, generation.done, generation.listed, nodes=self.nodes)
+            return Outcome(
+                True,
+                bound,
+                generation.incumbent,
+                generation.done,
+                generation.listed,
+                nodes=self.nodes,
+                tree=tuple(self.log),
+            )
+        for node in sorted(heap):
+            self._record(node, "open at the deadline")
+        for node in self.unresolved:
+            self._record(node, "open: its LP vertex keeps an artificial variable")
         bound = min(self.closed, min(node.bound for node in open_nodes))
         if self.unresolved:
             reason = f"branch-and-price: {len(self.unresolved)} nodes whose LP keeps an artificial variable"
@@ -333,7 +369,14 @@ class BranchAndPrice:
             reason = "time limit reached during branch-and-price"
         reason += f" ({self.nodes} nodes solved, {len(open_nodes)} open, bound {bound:.12g})"
         return Outcome(
-            False, bound, generation.incumbent, generation.done, generation.listed, stopped=reason, nodes=self.nodes
+            False,
+            bound,
+            generation.incumbent,
+            generation.done,
+            generation.listed,
+            stopped=reason,
+            nodes=self.nodes,
+            tree=tuple(self.log),
         )
 
 
@@ -404,10 +447,19 @@ def prepare(
         notes.append(f"{columns.stopped}; {progress}, every column below the gap listed ({outcome.listed} added)")
     else:
         notes.append(progress)
+    if outcome.tree:
+        notes.append(tree_note(outcome.tree))
     better = outcome.incumbent is not None and (
         assignment is None or table.objective(outcome.incumbent) < table.objective(assignment)
     )
     return Prepared(table, outcome.incumbent if better else assignment, tuple(notes), deadline, better)
+
+
+def tree_note(log: tuple[str, ...]) -> str:
+    """The tree's log for a result's note: its first :data:`TREE_NOTE_LINES` lines, and how many more."""
+    shown = "; ".join(log[:TREE_NOTE_LINES])
+    more = len(log) - TREE_NOTE_LINES
+    return f"tree: {shown}" + (f"; ({more} more)" if more > 0 else "")
 
 
 def _unfinished_root(generation: ColumnGeneration, outcome: Outcome, deadline: float | None) -> bool:

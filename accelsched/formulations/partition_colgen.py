@@ -211,6 +211,9 @@ class Outcome:
         with the master optimal, or tailing off (:meth:`ColumnGeneration.tails`).
     nodes
         Nodes of the branch-and-price tree solved (0 when column generation alone decided).
+    tree
+        The tree's log (:attr:`BranchAndPrice.log
+        <accelsched.formulations.partition_branch.BranchAndPrice.log>`), one line per node.
     """
 
     complete: bool
@@ -221,6 +224,7 @@ class Outcome:
     stopped: str = ""
     converged: bool = False
     nodes: int = 0
+    tree: tuple[str, ...] = ()
 
 
 class ColumnGeneration:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import time
 from typing import Any
 
@@ -128,8 +129,45 @@ def test_branching_proves_the_optimum_where_the_lp_is_fractional(monkeypatch: py
     assert outcome.complete and outcome.nodes > 1 and outcome.incumbent is not None
     assert table.objective(outcome.incumbent) == best == 4672
     assert outcome.bound == best  # a whole number of bytes: no partition lies strictly between
-    assert tree.log and all("pruned" in line or "settled" in line for line in tree.log)
+    assert outcome.tree == tuple(tree.log)
+    assert_tree_logged(tree.log, open_at_deadline=False)
     assert not generation.master.rules and not generation.pricing.rules  # the root's model again
+
+
+def assert_tree_logged(log: list[str], *, open_at_deadline: bool) -> None:
+    """Every line of a tree's log names a node, its rules and its bound; every node branched on a pair
+    is followed by its two children, each with the parent's rules and one more on that pair."""
+    nodes: dict[int, tuple[frozenset[str], str]] = {}
+    for line in log:
+        match = re.fullmatch(r"node (\d+) \[([^]]*)\]: (.+), bound (\S+)", line)
+        assert match, line
+        serial, rules, how, bound = match.groups()
+        float(bound)
+        nodes[int(serial)] = (frozenset(rules.split()), how)
+    assert 0 in nodes and not nodes[0][0]  # the root comes first, without rules
+    ends = (
+        "pruned",
+        "settled",
+        "branched on",
+        "priced again",
+        *(("open at the deadline",) if open_at_deadline else ()),
+    )
+    for rules, how in nodes.values():
+        assert any(end in how for end in ends), how
+        branched = re.fullmatch(r"branched on (\d+) and (\d+)", how)
+        if branched:
+            first, second = branched.groups()
+            extended = [other - rules for other, _ in nodes.values() if rules < other and len(other) == len(rules) + 1]
+            children = set().union(*extended)
+            assert {f"{first}+{second}", f"{first}|{second}"} <= children, (how, children)
+
+
+def test_the_tree_note_repeats_the_log_up_to_its_limit() -> None:
+    log = tuple(f"node {serial} []: pruned, bound 1" for serial in range(partition_branch.TREE_NOTE_LINES + 3))
+    note = partition_branch.tree_note(log)
+    assert note.startswith("tree: node 0 []: pruned, bound 1; node 1 []") and note.endswith("; (3 more)")
+    assert note.count("pruned") == partition_branch.TREE_NOTE_LINES
+    assert partition_branch.tree_note(log[:2]) == "tree: node 0 []: pruned, bound 1; node 1 []: pruned, bound 1"
 
 
 @pytest.mark.parametrize("seed", range(24))
@@ -189,6 +227,7 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
         assert outcome.complete and outcome.incumbent is not None, (seed, act, outcome.stopped)
         assert same(table.objective(outcome.incumbent), best), (seed, act, table.objective(outcome.incumbent), best)
         assert outcome.bound is not None and outcome.bound <= best + 1e-6 * abs(best)
+        assert_tree_logged(list(outcome.tree), open_at_deadline=False)
         branched += outcome.nodes > 1
     assert branched >= (len(cases) if settle else len(cases) // 4), branched
     assert None not in decided
@@ -224,9 +263,13 @@ def test_a_tree_out_of_time_gives_the_least_open_bound(monkeypatch: pytest.Monke
     table = VariantTable(crossed(600), enumerate_columns(crossed(600), budget=1))
     generation = ColumnGeneration(table, None)
     root = generation.run(None)
-    outcome = BranchAndPrice(generation).run(time.perf_counter() - 1.0)
+    tree = BranchAndPrice(generation)
+    outcome = tree.run(time.perf_counter() - 1.0)
     assert not outcome.complete and outcome.bound == root.bound and outcome.incumbent is not None
     assert "time limit reached during branch-and-price (1 nodes solved, 2 open" in outcome.stopped
+    assert len(outcome.tree) == 3 and "branched on" in outcome.tree[0]
+    assert all(line.endswith(f"open at the deadline, bound {root.bound:.12g}") for line in outcome.tree[1:])
+    assert_tree_logged(tree.log, open_at_deadline=True)
 
 
 def test_a_listing_that_gives_up_for_time_is_the_last(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -287,6 +330,7 @@ def test_the_models_say_when_branching_proved_the_optimum(method: str, monkeypat
     result = generated(method, crossed(600))
     assert result.status is Status.OPTIMAL and result.objective == 4672
     assert "the incumbent proven optimal by branch-and-price" in result.stats.native_status
+    assert "tree: node 0 []: branched on " in result.stats.native_status
 
 
 STOPPED_ROOTS = [(10, 700, 3), (37, 700, 3), (75, 800, 4), (83, 700, 3), (118, 800, 3)]
