@@ -351,17 +351,37 @@ def fractional_root(seed: int, act: int, rounds: int) -> tuple[PartitionInstance
 
 def test_a_root_stopped_before_convergence_is_priced_in_the_tree(monkeypatch: pytest.MonkeyPatch) -> None:
     """A root whose pricing rounds stopped early (as at their deadline) goes on as the tree's first
-    node, from the inner point it proved: the tree still proves brute force's optimum."""
+    node, from the inner point it proved (its rounds go on there before any child's): the tree still
+    proves brute force's optimum."""
     forced_to_branch(monkeypatch)
+    solve_node = ColumnGeneration.solve_node
+    priced: list[tuple[frozenset[PairRule], int]] = []
+
+    def spy(self: ColumnGeneration, rules: frozenset[PairRule], *args: Any, **kwargs: Any) -> Any:
+        done = self.done
+        lp = solve_node(self, rules, *args, **kwargs)
+        priced.append((rules, self.done - done))
+        return lp
+
+    monkeypatch.setattr(ColumnGeneration, "solve_node", spy)
+    rooted = 0
     for seed, act, rounds in STOPPED_ROOTS:
         instance, generation, stopped = fractional_root(seed, act, rounds)
         assert stopped, (seed, act, rounds)
         best, _ = brute_force(instance)
         generation.incumbent = generation.master.solve_integer(None, None)
-        outcome = BranchAndPrice(generation).run(None, priced=False)
+        priced.clear()
+        tree = BranchAndPrice(generation)
+        outcome = tree.run(None, priced=False)
+        if priced:  # else its bound proved the integer program's partition optimal at once
+            assert priced[0][0] == frozenset() and priced[0][1] > 0, (seed, act, priced[0])
+            rooted += 1
+        else:
+            assert tree.log == [f"node 0 []: pruned, bound {generation.bound:.12g}"], tree.log
         assert outcome.complete and outcome.incumbent is not None, (seed, act, outcome.stopped)
         assert same(generation.table.objective(outcome.incumbent), best), (seed, act)
         assert outcome.bound is not None and outcome.bound <= best + 1e-6 * abs(best)
+    assert rooted >= 3, rooted
 
 
 def test_prepare_hands_a_root_stopped_at_its_deadline_to_the_tree(monkeypatch: pytest.MonkeyPatch) -> None:
