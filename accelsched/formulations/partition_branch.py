@@ -74,7 +74,9 @@ tree's time runs out.
 Open nodes are taken best bound first. When none is left, :math:`U` is optimal: the
 table holds its columns, so it holds an optimal partition, and the models prove it
 over the table. When the time runs out first, the bound is the least over the open
-nodes (at least the root's).
+nodes (at least the root's). The tree's log, one line per node (its rules, its bound,
+and the pair it was branched on or how it was closed, or left open) goes into the result's
+note (:func:`tree_note`).
 """
 
 from __future__ import annotations
