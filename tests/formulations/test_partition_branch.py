@@ -144,7 +144,7 @@ def assert_tree_logged(log: list[str], *, open_at_deadline: bool) -> None:
         serial, rules, how, bound = match.groups()
         float(bound)
         nodes[int(serial)] = (frozenset(rules.split()), how)
-    assert 0 in nodes and not nodes[0][0]  # the root comes first, without rules
+    assert 0 in nodes and not nodes[0][0]  # the root is logged, without rules
     ends = (
         "pruned",
         "settled",
