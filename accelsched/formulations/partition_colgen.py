@@ -102,10 +102,17 @@ Running order (:class:`ColumnGeneration`)
    from the master's support and newest columns; when it finds nothing, by the
    pricing MILP on windows of the graph (two consecutive pieces between its
    articulation layers); when that finds nothing, by the full pricing MILP, the only
-   step that proves :math:`\beta`, followed by the charge or segment steps. (Skipping
-   the windows once a round of them took longer than the full pricing, 24-40 s on
-   RandWire-A, was tried: more exact rounds, each adding fewer columns, and LB after
-   900 s fell from 6.22 to 6.12 MB.)
+   step that proves :math:`\beta`, followed by the charge or segment steps, each but
+   the last stopped at its first :data:`STEP_SETS` sets. Measured on RandWire-A
+   (partition only, the root's column generation, one run on each core at once): the
+   windows take two thirds of the time (1,500-1,600 s of 2,200-2,300 s); the steps
+   took 105 s instead of 230 s solved to the end, and the root converged after 2,082 s
+   and 1,600 s (two runs) instead of 2,314 s (one run; run-to-run variance is large,
+   as the bound rises only in the exact rounds). Dropping the windows is worse: without
+   those over half the layers (both of RandWire-A's) the bound was 6.27 MB after
+   1,580 s, when the run with them had converged at 6.34 MB; and skipping the windows
+   once a round of them took longer than the full pricing (24-40 s) lowered LB after
+   900 s from 6.22 to 6.12 MB: more exact rounds, each adding fewer columns.
 3. When the inner point's bound is close, or at convergence, the restricted integer
    program for :math:`U`, then the listing of the columns below :math:`\theta`.
 
@@ -144,6 +151,7 @@ __all__ = [
     "PRICING_EPS",
     "SPREAD_STEPS",
     "STALL_ROUNDS",
+    "STEP_SETS",
     "TAILING_GAP",
     "ColumnGeneration",
 ]
@@ -156,6 +164,10 @@ STALL_ROUNDS = 10
 
 SPREAD_STEPS = 5
 """Most Dinkelbach steps on the charge per layer of the bound after one exact pricing."""
+
+STEP_SETS = 5
+"""Improving sets after which a Dinkelbach step stops (its dual bound still holds): only the last
+step, which meets none below the cutoff, must prove its minimum."""
 
 CLOSE_GAP = 1e-3
 """Relative gap between the LP value and the inner point's bound below which the columns below the
@@ -561,9 +573,9 @@ class ColumnGeneration:
     def _spread(self, lp: MasterLp, sets: Sequence[Sequence[int]], known: set[int], deadline: float | None) -> int:
         """Dinkelbach's steps on the charge per layer of the bound (module docstring); columns added.
 
-        Each step solves the full pricing MILP to the end (cutoff 0) at the duals plus the
-        charge :math:`\\rho`, the least ratio :math:`d_S / |S|` of the sets met so far, and
-        proves ``lp.bound(mu, rho)`` (:meth:`_steps`)."""
+        Each step solves the full pricing MILP (cutoff 0) at the duals plus the charge
+        :math:`\\rho`, the least ratio :math:`d_S / |S|` of the sets met so far, and proves
+        ``lp.bound(mu, rho)`` (:meth:`_steps`)."""
 
         def ratio(members: Sequence[int]) -> float:
             return self.reduced_cost(members, lp.duals) / len(members)
@@ -612,20 +624,24 @@ class ColumnGeneration:
     ) -> int:
         """Dinkelbach's steps on a parameter of the duals, shared by :meth:`_spread` and :meth:`_segment`.
 
-        From ``step`` while it is below ``end``: solve the full pricing MILP to the end
-        (cutoff 0) at ``duals_at(step)``, prove ``bound_at(duals, mu, step)``, and move to the
-        least ``ratio`` of the sets met. The sets enter the table when they are columns; one
-        not in this round's master (``known``: its masks) is never cut from the pricing MILP,
-        whose bound must still cover it. The steps stop when the MILP proves :math:`\\mu \\ge 0`
-        or meets no set of a smaller ratio, when time runs out, or after :data:`SPREAD_STEPS`
-        (a solve that met only disconnected sets counts, and is repeated with the cuts that
-        now exclude them). Returns the columns added."""
+        From ``step`` while it is below ``end``: solve the full pricing MILP (cutoff 0) at
+        ``duals_at(step)``, prove ``bound_at(duals, mu, step)`` with its dual bound :math:`\\mu`,
+        and move to the least ``ratio`` of the sets met. A solve stops after
+        :data:`STEP_SETS` improving sets: any set of negative reduced cost has a smaller ratio
+        than the step, so Dinkelbach's iteration goes on from it, and only the last step, which
+        meets no set below 0, must prove its minimum. (Solved to the end, a step of RandWire-A
+        found its optimum after 4 s and proved it after 42 s.) The sets enter the table when
+        they are columns; one not in this round's master (``known``: its masks) is never cut
+        from the pricing MILP, whose bound must still cover it. The steps stop when the MILP
+        proves :math:`\\mu \\ge 0` or meets no set of a smaller ratio, when time runs out, or
+        after :data:`SPREAD_STEPS` (a solve that met only disconnected sets counts, and is
+        repeated with the cuts that now exclude them). Returns the columns added."""
         added = 0
         for _ in range(SPREAD_STEPS):
             if step >= end or self._expired(deadline):
                 break
             duals = duals_at(step)
-            answer = self.pricing.solve(duals, 0.0, time_limit=self._left(deadline))
+            answer = self.pricing.solve(duals, 0.0, time_limit=self._left(deadline), max_sets=STEP_SETS)
             if math.isfinite(answer.bound):
                 feasible = answer.bound >= -self._tolerance(lp)
                 self._prove(bound_at(duals, answer.bound, step), duals, feasible=feasible)
@@ -635,7 +651,7 @@ class ColumnGeneration:
                     continue
                 ratios.append(ratio(members))
                 added += self._admit(members, known)
-            if not answer.complete or answer.bound >= 0.0:
+            if answer.bound >= 0.0 or (not answer.complete and not ratios):
                 break
             if not ratios:  # only disconnected sets, now cut: solve again
                 continue
