@@ -629,8 +629,9 @@ class ColumnGeneration:
         and move to the least ``ratio`` of the sets met. A solve stops after
         :data:`STEP_SETS` improving sets: any set of negative reduced cost has a smaller ratio
         than the step, so Dinkelbach's iteration goes on from it, and only the last step, which
-        meets no set below 0, must prove its minimum. (Solved to the end, a step of RandWire-A
-        found its optimum after 4 s and proved it after 42 s.) The sets enter the table when
+        meets no set below 0, must prove its minimum. (Solved to the end at RandWire-A's
+        converged root duals, the pricing MILP found its optimum after 4 s and proved it after
+        42 s: :mod:`~.partition_pricing`, "Strength of the LP".) The sets enter the table when
         they are columns; one not in this round's master (``known``: its masks) is never cut
         from the pricing MILP, whose bound must still cover it. The steps stop when the MILP
         proves :math:`\\mu \\ge 0` or meets no set of a smaller ratio, when time runs out, or
