@@ -58,6 +58,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import partial
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from accelsched.formulations.partition_pricing import TrafficTerms, closure
@@ -66,7 +67,7 @@ from accelsched.problems.partition_columns import FootprintBound, reachability
 if TYPE_CHECKING:
     from accelsched.formulations.partition_common import VariantTable
 
-__all__ = ["ForcedTraffic", "forced_traffic_bound"]
+__all__ = ["ForcedTraffic", "forced_traffic_bound", "forced_traffic_per_pair"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class ForcedTraffic:
     value
         The lower bound of the objective.
     act_index, weight_index
-        The candidates of the least pair (``weight_index`` 0 with a shared buffer).
+        The pair of candidates (``weight_index`` 0 with a shared buffer).
     cut_tensors
         Tensors every partition under that pair writes to DRAM.
     alone_layers
@@ -90,6 +91,8 @@ class ForcedTraffic:
     weight_index: int
     cut_tensors: int
     alone_layers: int
+    metric: float
+    """The lower bound of the metric of every partition under the pair (bytes or pJ)."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,22 @@ def forced_traffic_bound(table: VariantTable) -> ForcedTraffic | None:
     ForcedTraffic or None
         None when no pair of candidates holds every single layer (the instance is
         infeasible).
+    """
+    return min(forced_traffic_per_pair(table), key=attrgetter("value"), default=None)
+
+
+def forced_traffic_per_pair(table: VariantTable) -> tuple[ForcedTraffic, ...]:
+    """The forced traffic of every pair of candidates that holds every single layer.
+
+    Parameters
+    ----------
+    table
+        The variant table of the instance (its capacity and metric coefficients).
+
+    Returns
+    -------
+    tuple of ForcedTraffic
+        One per feasible pair, in the order of the candidates (activation or shared first).
     """
     instance = table.instance
     model = instance.cost_model
@@ -148,7 +167,7 @@ def forced_traffic_bound(table: VariantTable) -> ForcedTraffic | None:
     singles = [model.subgraph((i,)) for i in range(n)]
     compulsory = math.fsum(terms.base)
 
-    best: ForcedTraffic | None = None
+    found: list[ForcedTraffic] = []
     for a, act in enumerate(table.act_bytes):
         for w, weight in enumerate(table.weight_bytes):
             over = partial(
@@ -176,7 +195,7 @@ def forced_traffic_bound(table: VariantTable) -> ForcedTraffic | None:
                 u = tensor.producer
                 extra += terms.write[u] + max(1, len(exiled)) * terms.read[u]
                 cut += 1
-            value = table.act_coefficient(a) + table.weight_coefficient(w) + table.metric_weight * (compulsory + extra)
-            if best is None or value < best.value:
-                best = ForcedTraffic(value, a, w, cut, alone)
-    return best
+            metric = compulsory + extra
+            value = table.act_coefficient(a) + table.weight_coefficient(w) + table.metric_weight * metric
+            found.append(ForcedTraffic(value, a, w, cut, alone, metric))
+    return tuple(found)
