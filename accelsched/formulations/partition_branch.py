@@ -390,6 +390,7 @@ def prepare(
     budget: int,
     start: float,
     rounds: int = DEFAULT_ROUNDS,
+    cutoff: float = math.inf,
 ) -> Prepared:
     """Check the warm start, list the columns, build the table; generate columns when the list stops early.
 
@@ -404,6 +405,11 @@ def prepare(
     deadline with an inner point and a partition (the root is then priced on in the tree).
     Its proof that the incumbent is optimal completes the table too (the table holds the
     incumbent's columns).
+    In co-exploration the capacity decomposition
+    (:func:`~accelsched.formulations.partition_capacity.decompose`) takes the place of
+    column generation: it solves one fixed-capacity problem per pair of candidates, each
+    with this function, and ``cutoff`` (:class:`ColumnGeneration`) is the objective above
+    which a pair cannot matter.
     Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
     set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
     takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
@@ -425,9 +431,13 @@ def prepare(
     deadline = None if limit is None else start + limit
     if columns.complete:
         return Prepared(table, assignment, tuple(notes), deadline)
+    if instance.co_exploration:
+        from accelsched.formulations.partition_capacity import decompose  # it imports this module
+
+        return decompose(instance, options, table, warm, notes, budget, rounds, start)
     if master is not columns:
         notes.append(f"column generation starts from the {MASTER_COLUMNS} smallest of {len(columns)} columns")
-    generation = ColumnGeneration(table, assignment, options.threads, rounds)
+    generation = ColumnGeneration(table, assignment, options.threads, rounds, cutoff)
     proof_deadline = None if limit is None else start + (1 - FINAL_SHARE) * limit
     outcome = generation.run(None if limit is None else start + 3 * limit / 4, proof_deadline)
     handover = outcome.converged or _unfinished_root(generation, outcome, proof_deadline)

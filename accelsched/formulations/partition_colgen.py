@@ -252,14 +252,26 @@ class ColumnGeneration:
         HiGHS threads.
     rounds
         Largest number of pricing rounds.
+    cutoff
+        An objective no partition of interest reaches (the capacity decomposition's,
+        :mod:`accelsched.formulations.partition_capacity`): :math:`U` is at most it
+        (:attr:`upper`), so the gap, the pruning and a completed proof are for the partitions
+        below it. A complete outcome then says that the table holds an optimal partition *or*
+        that none lies below the cutoff (:meth:`prune_level`).
     """
 
     def __init__(
-        self, table: VariantTable, incumbent: Assignment | None, threads: int = 1, rounds: int = DEFAULT_ROUNDS
+        self,
+        table: VariantTable,
+        incumbent: Assignment | None,
+        threads: int = 1,
+        rounds: int = DEFAULT_ROUNDS,
+        cutoff: float = math.inf,
     ) -> None:
         self.table = table
         self.instance = table.instance
         self.incumbent = incumbent
+        self.cutoff = cutoff
         self.rounds = rounds
         self.master = RestrictedMaster(table, threads)
         self.terms = TrafficTerms.of(self.instance)
@@ -334,7 +346,9 @@ class ColumnGeneration:
         instead; once such a listing gave up, a master that tails off (:meth:`tails`) ends
         the pricing for branching too. In co-exploration the listing at the end runs to the
         end: there the master's LP also mixes capacities, which such branching leaves
-        fractional.
+        fractional. (The exact models do not run it on co-exploration tables: the capacity
+        decomposition, :mod:`accelsched.formulations.partition_capacity`, runs it on each pair
+        of candidates instead, whose bounds the mixed LP cannot reach.)
 
         Parameters
         ----------
@@ -513,13 +527,19 @@ class ColumnGeneration:
             else:
                 stalled += 1
 
+    @property
+    def upper(self) -> float:
+        """:math:`U`: the incumbent's objective, or the cutoff when it is lower (inf without either)."""
+        found = math.inf if self.incumbent is None else self.table.objective(self.incumbent)
+        return min(found, self.cutoff)
+
     def prune_level(self) -> float:
-        r"""The bound above which no partition beats the incumbent's objective :math:`U`: :math:`U`
+        r"""The bound above which no partition beats :math:`U` (:attr:`upper`): :math:`U`
         less one step when every objective is a whole number of steps (bytes,
         :attr:`VariantTable.objective_step <accelsched.formulations.partition_common.VariantTable>`),
         :math:`U` less the pricing's tolerance :math:`\epsilon |U|` otherwise."""
         assert self.incumbent is not None
-        upper = self.table.objective(self.incumbent)
+        upper = self.upper
         if self.table.objective_step:
             return upper - self.table.objective_step + 1e-9 * max(1.0, abs(upper))
         return upper - PRICING_EPS * max(1.0, abs(upper))
@@ -730,7 +750,7 @@ class ColumnGeneration:
     def _gap(self) -> float:
         """:math:`\theta = U - LB` at the incumbent and the inner point's bound (with the pricing's tolerance)."""
         assert self.incumbent is not None and self.inner_bound is not None
-        upper = self.table.objective(self.incumbent)
+        upper = self.upper
         return upper - self.inner_bound + PRICING_EPS * max(1.0, abs(upper))
 
     def _tighten(self, seconds: float, deadline: float | None) -> float:

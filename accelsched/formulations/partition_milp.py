@@ -80,7 +80,9 @@ and, when the enumeration stops at its budget, completes the column set by colum
 generation (pricing rounds until three quarters of it, the listing of the columns
 below the gap until all but the last 5 %; see
 :func:`accelsched.formulations.partition_branch.prepare`: every column an optimal
-partition needs, or a proven bound when time runs out); then it builds the model
+partition needs, or a proven bound when time runs out; in co-exploration, one
+fixed-capacity problem per pair of candidates instead, best bound first:
+:mod:`accelsched.formulations.partition_capacity`); then it builds the model
 and solves it with presolve off. A warm start (or column generation's better
 partition) becomes a complete MIP start (its subgraphs are added as columns if
 missing), and the result is never worse than it. The status is OPTIMAL only when the

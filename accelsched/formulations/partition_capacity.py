@@ -1,0 +1,367 @@
+r"""Capacity decomposition for co-exploration: one fixed-capacity problem per pair of candidates.
+
+When the enumeration of the co-exploration instance stops at its column budget
+(RandWire, NasNet), the exact models need a bound over every column. Column
+generation on the co-exploration master proves at most its LP value, and that LP
+mixes capacity candidates fractionally: on RandWire-A (separate buffers) its restricted
+master was below the forced-traffic bound after 500 s. This module decides the
+capacities outside the LP instead.
+
+Decomposition
+-------------
+Let :math:`p = (A, W)` range over the pairs of candidates (the shared candidates with
+a shared buffer), :math:`\kappa(p) = A + W` its capacity bytes and :math:`E^*(p)` the
+least metric of a partition under :math:`p` (the fixed-capacity problem, solved
+exactly by :func:`~accelsched.formulations.partition_branch.prepare`: the
+enumeration, or column generation, the listing below the gap and
+branch-and-price). Then
+
+.. math::
+
+    \mathrm{OPT} = \min_p \ \kappa(p) + \alpha\, E^*(p),
+
+and every lower bound :math:`L(p) \le E^*(p)` gives
+:math:`\mathrm{OPT} \ge \min_p \kappa(p) + \alpha L(p)`. By LP duality this is at
+least the co-exploration master's LP bound (whose LP is a relaxation of the one
+with a copy of the columns per pair), and, with :math:`L(p)` the forced traffic of
+:math:`p` (:func:`~accelsched.formulations.partition_bound.forced_traffic_per_pair`),
+it is the forced-traffic bound the models already report.
+
+Monotone bounds
+---------------
+A partition that fits :math:`p` fits every :math:`q \ge p` (both capacities at
+least as large), and its metric under :math:`q` is no larger: each subgraph runs in
+the cheapest mode the capacities hold, and :math:`q` holds every mode :math:`p` does.
+So :math:`E^*` is non-increasing, and a bound proven at :math:`q` holds at every
+:math:`p \le q`: :math:`L(p) \ge L(q)`.
+
+Cutoffs
+-------
+With an incumbent of objective :math:`U`, a pair matters only when
+:math:`E^*(p) < c(p) = (U - \kappa(p)) / \alpha`. Its fixed-capacity problem is
+solved with that cutoff (:class:`~accelsched.formulations.partition_colgen.ColumnGeneration`,
+``cutoff``): the gap, the listing and the pruning of branch-and-price stop at
+:math:`c(p)`, and the solve proves :math:`E^*(p) \ge \min(v, c(p))` for the best
+partition :math:`v` it holds (up to the pricing's tolerance; :math:`c(p)` rounded up
+to a whole number of bytes with external memory access). Either way the pair is
+settled: it improves :math:`U` to its optimum, or it cannot beat :math:`U`.
+
+Running order
+-------------
+Best bound first: the open pair of least :math:`\kappa(p) + \alpha L(p)` (ties: the
+smaller capacity) is solved with the time left, until no open pair's bound is below
+:math:`U` (the incumbent is optimal, :attr:`Decomposition.complete`) or the time runs
+out (the bound is the least over the open pairs, at least the forced traffic). A pair
+whose solve stops unsettled ends the run: it had all the time left. The warm start
+(and each better partition) moves to the pair being solved when its subgraphs fit it.
+
+The decomposition returns what the models need (:class:`~accelsched.formulations.partition_common.Prepared`):
+when it is complete, a table of the incumbent's columns and the single layers, which
+holds an optimal partition; otherwise the co-exploration table with the incumbent's
+columns, incomplete, and the bound.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass
+
+from accelsched.formulations import partition_branch
+from accelsched.formulations.partition_bound import forced_traffic_per_pair
+from accelsched.formulations.partition_colgen import PRICING_EPS
+from accelsched.formulations.partition_common import Prepared, VariantTable, checked_warm_start
+from accelsched.formulations.partition_milp import PartitionMilp
+from accelsched.problems.partition import Metric, PartitionInstance, PartitionSolution
+from accelsched.problems.partition_columns import ColumnSet
+from accelsched.solvers import SolveOptions, Status, solve
+
+__all__ = ["LOG_LINES", "CapacityDecomposition", "CapacityPoint", "Decomposition", "decompose"]
+
+LOG_LINES = 12
+"""Lines of the pairs' log that go into a result's note."""
+
+
+@dataclass
+class CapacityPoint:
+    """A pair of candidates and what is known of its fixed-capacity problem.
+
+    Attributes
+    ----------
+    act_index, weight_index
+        The candidates (``weight_index`` 0 with a shared buffer).
+    act_bytes, weight_bytes
+        Their capacities (``weight_bytes`` 0 with a shared buffer).
+    lower
+        A lower bound of :math:`E^*(p)`, the least metric of a partition under the pair.
+    settled
+        Whether the pair's problem was solved: its best partition is the optimum, or none is
+        below its cutoff.
+    """
+
+    act_index: int
+    weight_index: int
+    act_bytes: int
+    weight_bytes: int
+    lower: float
+    settled: bool = False
+
+    @property
+    def capacity_bytes(self) -> int:
+        """:math:`\\kappa(p)`: the bytes of both buffers."""
+        return self.act_bytes + self.weight_bytes
+
+    def within(self, other: CapacityPoint) -> bool:
+        """Whether both capacities are at most ``other``'s (then :math:`E^*` here is at least there)."""
+        return self.act_bytes <= other.act_bytes and self.weight_bytes <= other.weight_bytes
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """What the decomposition proved and found.
+
+    Attributes
+    ----------
+    complete
+        Whether the incumbent is proven optimal (no open pair's bound is below it).
+    bound
+        A lower bound of the co-exploration objective.
+    incumbent
+        The best partition found, with its capacities, or None.
+    solved
+        Pairs whose fixed-capacity problem was solved (or tried, when the time ran out).
+    pairs
+        Pairs of candidates that hold every single layer.
+    log
+        One line per solved pair: its capacities, cutoff, result and bound.
+    """
+
+    complete: bool
+    bound: float
+    incumbent: PartitionSolution | None
+    solved: int
+    pairs: int
+    log: tuple[str, ...]
+
+
+class CapacityDecomposition:
+    """Best-bound-first solve of the fixed-capacity problems (see the module docstring).
+
+    Parameters
+    ----------
+    instance
+        A co-exploration instance.
+    warm
+        A checked solution of it, or None.
+    options
+        Threads and seed of the fixed-capacity solves (their time limits are set here).
+    budget, rounds
+        Column budget and round limit of each fixed-capacity problem.
+    """
+
+    def __init__(
+        self,
+        instance: PartitionInstance,
+        warm: PartitionSolution | None,
+        options: SolveOptions,
+        budget: int,
+        rounds: int,
+    ) -> None:
+        if not instance.co_exploration:
+            raise ValueError("the capacity decomposition needs a co-exploration instance (several candidates)")
+        self.instance = instance
+        self.options = options
+        self.budget = budget
+        self.rounds = rounds
+        table = VariantTable(instance, ColumnSet((), False, 0, 0))
+        self.points = [
+            CapacityPoint(
+                forced.act_index,
+                forced.weight_index,
+                table.act_bytes[forced.act_index],
+                0 if instance.shared else table.weight_bytes[forced.weight_index],
+                forced.metric,
+            )
+            for forced in forced_traffic_per_pair(table)
+        ]
+        self.incumbent = warm
+        self.upper = math.inf if warm is None else self._objective(warm)
+        self.whole_bytes = instance.metric is Metric.EMA
+        """Whether every fixed-capacity objective is a whole number of bytes."""
+        self.log: list[str] = []
+        self.solved = 0
+
+    # ---------------------------------------------------------- bounds
+    def floor(self, point: CapacityPoint) -> float:
+        """:math:`\\kappa(p) + \\alpha L(p)`: the least objective a partition under the pair can have."""
+        return point.capacity_bytes + self.instance.alpha * point.lower
+
+    def _tolerance(self) -> float:
+        """Below :math:`U` by less than this, a bound settles a pair (the pricing's tolerance on each of
+        up to ``n`` subgraphs, as branch-and-price settles a node)."""
+        return self.instance.n_layers * PRICING_EPS * max(1.0, abs(self.upper))
+
+    def open_points(self) -> list[CapacityPoint]:
+        """The pairs not settled whose bound is below :math:`U` (all of them without an incumbent)."""
+        level = self.upper - self._tolerance() if math.isfinite(self.upper) else math.inf
+        return [p for p in self.points if not p.settled and self.floor(p) < level]
+
+    def bound(self) -> float:
+        """The least objective any partition can have: :math:`U`, or a pair's bound below it."""
+        return min([self.upper, *(self.floor(p) for p in self.points)])
+
+    def cutoff(self, point: CapacityPoint) -> float:
+        """:math:`c(p) = (U - \\kappa(p)) / \\alpha`, rounded up to whole bytes with external memory
+        access; inf without an incumbent or with :math:`\\alpha = 0`."""
+        alpha = self.instance.alpha
+        if math.isinf(self.upper) or alpha == 0:
+            return math.inf
+        cut = (self.upper - point.capacity_bytes) / alpha
+        return math.ceil(cut - 1e-9 * max(1.0, abs(cut))) if self.whole_bytes else cut
+
+    def _raise(self, point: CapacityPoint, lower: float) -> None:
+        """Record a bound proven at ``point``: it holds at every pair within it."""
+        for other in self.points:
+            if other.within(point):
+                other.lower = max(other.lower, lower)
+
+    # ---------------------------------------------------------- solving
+    def fixed(self, point: CapacityPoint) -> PartitionInstance:
+        """The fixed-capacity instance of a pair."""
+        weights = () if self.instance.shared else (point.weight_bytes,)
+        return dataclasses.replace(
+            self.instance, act_candidates_bytes=(point.act_bytes,), weight_candidates_bytes=weights
+        )
+
+    def _objective(self, solution: PartitionSolution) -> float:
+        """The co-exploration objective of a valid solution."""
+        act, weight = solution.act_capacity_bytes, solution.weight_capacity_bytes
+        metrics = (self.instance.subgraph_metric(members, act, weight) for members in solution.indices(self.instance))
+        return self.instance.objective_value(act + weight, math.fsum(metrics))
+
+    def _moved(self, point: CapacityPoint) -> PartitionSolution | None:
+        """The incumbent's subgraphs under the pair's capacities, when they fit."""
+        if self.incumbent is None:
+            return None
+        moved = dataclasses.replace(
+            self.incumbent, act_capacity_bytes=point.act_bytes, weight_capacity_bytes=point.weight_bytes
+        )
+        checked, _ = checked_warm_start(self.fixed(point), moved)
+        return checked
+
+    def run(self, deadline: float | None) -> Decomposition:
+        """Solve the pairs best bound first until the incumbent is proven or the deadline passes."""
+        while True:
+            points = self.open_points()
+            if not points or (deadline is not None and time.perf_counter() > deadline):
+                break
+            point = min(points, key=lambda p: (self.floor(p), p.capacity_bytes))
+            if not self._solve(point, deadline):
+                break
+        complete = not self.open_points() and self.incumbent is not None
+        return Decomposition(
+            complete,
+            self.upper if complete else self.bound(),
+            self.incumbent,
+            self.solved,
+            len(self.points),
+            tuple(self.log),
+        )
+
+    def _solve(self, point: CapacityPoint, deadline: float | None) -> bool:
+        """Solve one pair's fixed-capacity problem with its cutoff; whether it was settled."""
+        fixed = self.fixed(point)
+        cutoff = self.cutoff(point)
+        start = time.perf_counter()
+        limit = None if deadline is None else max(deadline - start, 1e-3)
+        options = dataclasses.replace(self.options, time_limit_s=limit)
+        run = partition_branch.prepare(fixed, options, self._moved(point), self.budget, start, self.rounds, cutoff)
+        milp = PartitionMilp(run.table)
+        answer = solve(milp.model, "highs", run.solver_options(options), milp.start(run.warm) if run.warm else None)
+        found = [run.warm] if run.warm is not None else []
+        if answer.values is not None:
+            found.append(milp.decode(answer.values))
+        best = min(found, key=run.table.objective, default=None)
+        self.solved += 1
+        if run.table.complete and answer.bound is not None:
+            floor = cutoff if self.whole_bytes else cutoff * (1 - PRICING_EPS)
+            lower = min(answer.bound, floor)
+        else:
+            lower = run.table.column_set.bound if run.table.column_set.bound is not None else -math.inf
+        self._raise(point, lower)
+        point.settled = run.table.complete and answer.status is Status.OPTIMAL
+        result = "no partition"
+        if best is not None:
+            solution = run.table.solution(best)
+            value = self._objective(solution)
+            result = f"{run.table.objective(best):.12g} (objective {value:.12g})"
+            if value < self.upper:
+                self.incumbent, self.upper = solution, value
+        self.log.append(
+            f"{point.act_bytes // 1024}/{point.weight_bytes // 1024} KB: cutoff {cutoff:.12g}, "
+            f"{'settled' if point.settled else 'open'}, best {result}, bound {point.lower:.12g}, "
+            f"{time.perf_counter() - start:.1f} s"
+        )
+        return point.settled
+
+
+def decompose(
+    instance: PartitionInstance,
+    options: SolveOptions,
+    table: VariantTable,
+    warm: PartitionSolution | None,
+    notes: list[str],
+    budget: int,
+    rounds: int,
+    start: float,
+) -> Prepared:
+    """Run the decomposition for a co-exploration instance whose enumeration stopped at its budget.
+
+    Parameters
+    ----------
+    instance
+        The co-exploration instance.
+    options
+        Its limits: the pairs are solved until all but
+        :data:`~accelsched.formulations.partition_branch.FINAL_SHARE` of the time limit.
+    table
+        Its table over the enumerated columns (incomplete), with the warm start's columns.
+    warm
+        The checked warm start, or None.
+    notes
+        What the stats say so far.
+    budget, rounds
+        Column budget and round limit of each fixed-capacity problem.
+    start
+        The :func:`time.perf_counter` value the time limit counts from.
+
+    Returns
+    -------
+    Prepared
+        A complete table holding the proven optimum, or the incomplete one with the bound and
+        the best partition found.
+    """
+    limit = options.time_limit_s
+    proof_deadline = None if limit is None else start + (1 - partition_branch.FINAL_SHARE) * limit
+    outcome = CapacityDecomposition(instance, warm, options, budget, rounds).run(proof_deadline)
+    progress = f"capacity decomposition: {outcome.solved} of {outcome.pairs} pairs of candidates solved" + (
+        ", the incumbent proven optimal" if outcome.complete else f", bound {outcome.bound:.12g}"
+    )
+    more = len(outcome.log) - LOG_LINES
+    shown = "; ".join(outcome.log[:LOG_LINES]) + (f"; ({more} more)" if more > 0 else "")
+    notes = [*notes, f"{table.column_set.stopped}; {progress}", f"pairs: {shown}"]
+    extra = () if outcome.incumbent is None else outcome.incumbent.indices(instance)
+    if outcome.complete:
+        table = VariantTable(
+            instance, ColumnSet((), True, budget, table.column_set.visited, bound=outcome.bound), extra
+        )
+    else:
+        for members in extra:
+            table.add(members)
+        stopped = f"{table.column_set.stopped}; the capacity decomposition stopped"
+        table.column_set = dataclasses.replace(table.column_set, bound=outcome.bound, stopped=stopped)
+    incumbent = None if outcome.incumbent is None else table.assignment(outcome.incumbent)
+    deadline = None if limit is None else start + limit
+    generated = outcome.incumbent is not None and outcome.incumbent != warm
+    return Prepared(table, incumbent, tuple(notes), deadline, generated)

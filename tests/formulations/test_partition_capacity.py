@@ -1,0 +1,176 @@
+"""The capacity decomposition of co-exploration: its optimum is the enumeration's, its bounds are valid,
+and the two facts it rests on (the metric's optimum never rises with the capacities; a cutoff proves
+either the optimum or that nothing lies below it) hold on the cost model.
+
+Every instance here runs with a column budget far below its column count, so the enumeration of the
+co-exploration instance stops early and the decomposition has to prove what the models claim."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import Any
+
+import pytest
+
+from accelsched.formulations.partition_bound import forced_traffic_bound
+from accelsched.formulations.partition_branch import FINAL_SHARE, prepare
+from accelsched.formulations.partition_capacity import CapacityDecomposition, CapacityPoint
+from accelsched.formulations.partition_colgen import ColumnGeneration
+from accelsched.formulations.partition_common import VariantTable
+from accelsched.formulations.partition_milp import PartitionMilp
+from accelsched.problems.partition import Metric, PartitionInstance
+from accelsched.problems.partition_columns import ColumnSet, enumerate_columns
+from accelsched.solvers import SolveOptions, Status, solve
+from tests.formulations.partition_helpers import run, same, singletons
+from tests.formulations.test_partition_colgen import BUDGET, generated
+from tests.problems.partition_oracle import brute_force, small_instance
+
+CO_CONFIGS: list[dict[str, Any]] = [
+    {"act_kb": (2, 4, 8), "weight_kb": (1, 2)},
+    {"shared": True, "act_kb": (3, 5, 8), "metric": Metric.ENERGY, "alpha": 0.01},
+    {"act_kb": (3, 6), "weight_kb": (1, 2, 4), "metric": Metric.ENERGY},
+    {"shared": True, "act_kb": (2, 4, 6, 8)},
+    {"act_kb": (4, 8), "weight_kb": (1, 2), "alpha": 0.0},
+    {"shared": True, "act_kb": (3, 6, 12), "alpha": 1.0},
+]
+"""Co-exploration configurations: separate and shared buffers, both metrics, alpha from 0 (capacity
+alone) to 1 (capacity and traffic alike)."""
+
+
+def instance_of(seed: int) -> PartitionInstance:
+    return small_instance(6 + seed % 6, seed, **CO_CONFIGS[seed % len(CO_CONFIGS)])
+
+
+def fixed(instance: PartitionInstance, point: tuple[int, int]) -> PartitionInstance:
+    """The instance under one pair of capacities."""
+    act, weight = point
+    weights = () if instance.shared else (weight,)
+    return dataclasses.replace(instance, act_candidates_bytes=(act,), weight_candidates_bytes=weights)
+
+
+@pytest.mark.parametrize("seed", range(36))
+def test_the_decomposition_reaches_the_enumeration_optimum(seed: int) -> None:
+    instance = instance_of(seed)
+    reference = run("enumerate", instance)
+    assert reference.status is Status.OPTIMAL and reference.objective is not None
+    for method in ["milp-highs"] + (["cpsat"] if seed % 3 == 0 else []):
+        result = generated(method, instance)  # checked, objective equal to the evaluator's
+        assert result.status is Status.OPTIMAL, (method, result.stats.native_status)
+        assert same(result.objective, reference.objective), (method, result.objective, reference.objective)
+        assert "capacity decomposition" in result.stats.native_status
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_decomposition_agrees_with_brute_force(seed: int) -> None:
+    instance = small_instance(5 + seed % 3, 100 + seed, **CO_CONFIGS[seed % len(CO_CONFIGS)])
+    best, _ = brute_force(instance)
+    result = generated("milp-highs", instance)
+    assert result.status is Status.OPTIMAL and same(result.objective, best)
+    assert result.bound is not None and result.bound <= best + 1e-6 * abs(best)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_least_metric_never_rises_with_the_capacities(seed: int) -> None:
+    """The monotone bounds' premise, on the cost model: a pair within another has an optimum at least
+    as large (each fixed-capacity optimum by enumeration)."""
+    instance = instance_of(seed)
+    optimum = {}
+    for point in instance.capacity_pairs():
+        single = fixed(instance, point)
+        if single.infeasibility is None:
+            result = run("enumerate", single)
+            assert result.objective is not None
+            optimum[point] = result.objective
+    assert len(optimum) >= 2
+    for p, low in optimum.items():
+        for q, high in optimum.items():
+            if p[0] <= q[0] and p[1] <= q[1]:
+                assert low >= high - 1e-9 * abs(high), (p, q, low, high)
+
+
+def test_a_bound_proven_at_a_pair_holds_at_the_pairs_within_it() -> None:
+    instance = instance_of(0)
+    decomposition = CapacityDecomposition(instance, None, SolveOptions(), BUDGET, 100)
+    points = decomposition.points
+    top = max(points, key=lambda p: (p.act_bytes, p.weight_bytes))
+    before = {id(p): p.lower for p in points}
+    decomposition._raise(top, 1e12)
+    for p in points:
+        assert p.lower == (1e12 if p.within(top) else before[id(p)])
+    middle = CapacityPoint(0, 0, 4096, 1024, 0.0)
+    assert middle.within(top) and not top.within(middle)
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("offset", [-0.2, 0.0, 0.2])
+def test_a_cutoff_proves_the_optimum_or_that_none_lies_below_it(seed: int, offset: float) -> None:
+    """Column generation with a cutoff ``c``: the models over its table find ``min(E*, c)`` or more,
+    and ``E*`` itself when ``E* < c`` (``offset``: where ``c`` lies, relative to ``E*``)."""
+    instance = instance_of(seed)
+    single = fixed(instance, instance.capacity_pairs()[-1])
+    best = run("enumerate", single).objective
+    assert best is not None
+    cutoff = best * (1 + offset) if offset else best
+    if single.metric is Metric.EMA:
+        cutoff = math.ceil(cutoff)
+    prepared = prepare(single, SolveOptions(), None, BUDGET, 0.0, cutoff=cutoff)
+    assert prepared.table.complete
+    milp = PartitionMilp(prepared.table)
+    answer = solve(milp.model, "highs", prepared.solver_options(SolveOptions()))
+    assert answer.status is Status.OPTIMAL and answer.values is not None
+    found = prepared.table.objective(milp.decode(answer.values))
+    assert found >= best - 1e-9 * best
+    if best < cutoff * (1 - 1e-6):
+        assert same(found, best), (found, best, cutoff)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_round_limit_leaves_a_valid_bound_at_least_the_forced_traffic(seed: int) -> None:
+    instance = instance_of(seed)
+    best = run("enumerate", instance).objective
+    result = generated("milp-highs", instance, rounds=1)
+    assert best is not None and result.bound is not None and result.objective is not None
+    assert result.bound <= best + 1e-6 * abs(best) <= result.objective + 2e-6 * abs(best)
+    forced = forced_traffic_bound(VariantTable(instance, ColumnSet((), False, 0, 0)))
+    assert forced is not None and result.bound >= forced.value - 1e-6 * abs(forced.value)
+
+
+def test_a_good_incumbent_prunes_pairs_by_their_bounds() -> None:
+    """Started from the optimum, the decomposition proves it without solving every pair."""
+    solved = pairs = 0
+    for seed in range(12):
+        instance = instance_of(seed)
+        reference = run("enumerate", instance)
+        assert reference.solution is not None and reference.objective is not None
+        outcome = CapacityDecomposition(instance, reference.solution, SolveOptions(), BUDGET, 100).run(None)
+        assert outcome.complete and same(outcome.bound, reference.objective)
+        solved, pairs = solved + outcome.solved, pairs + outcome.pairs
+    assert solved < pairs / 2, (solved, pairs)
+
+
+def test_the_pairs_leave_the_final_share_of_the_limit_to_the_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[float | None] = []
+    run_pairs = CapacityDecomposition.run
+
+    def spy(self: CapacityDecomposition, deadline: float | None) -> Any:
+        seen.append(deadline)
+        return run_pairs(self, deadline)
+
+    monkeypatch.setattr(CapacityDecomposition, "run", spy)
+    start = time.perf_counter()
+    prepared = prepare(instance_of(0), SolveOptions(time_limit_s=400.0), None, BUDGET, start)
+    assert prepared.table.complete
+    assert seen == [start + (1 - FINAL_SHARE) * 400.0]
+
+
+def test_the_cutoff_caps_the_incumbents_objective() -> None:
+    instance = instance_of(1)
+    single = fixed(instance, instance.capacity_pairs()[-1])
+    table = VariantTable(single, enumerate_columns(single, BUDGET))
+    incumbent = table.assignment(singletons(single))
+    value = table.objective(incumbent)
+    assert ColumnGeneration(table, incumbent).upper == value
+    capped = ColumnGeneration(table, incumbent, cutoff=value / 2)
+    assert capped.upper == value / 2 and capped.prune_level() <= value / 2
