@@ -21,11 +21,14 @@ branch-and-price). Then
     \mathrm{OPT} = \min_p \ \kappa(p) + \alpha\, E^*(p),
 
 and every lower bound :math:`L(p) \le E^*(p)` gives
-:math:`\mathrm{OPT} \ge \min_p \kappa(p) + \alpha L(p)`. By LP duality this is at
-least the co-exploration master's LP bound (whose LP is a relaxation of the one
-with a copy of the columns per pair), and, with :math:`L(p)` the forced traffic of
-:math:`p` (:func:`~accelsched.formulations.partition_bound.forced_traffic_per_pair`),
-it is the forced-traffic bound the models already report.
+:math:`\mathrm{OPT} \ge \min_p \kappa(p) + \alpha L(p)`. With :math:`L(p)` the
+forced traffic of :math:`p`
+(:func:`~accelsched.formulations.partition_bound.forced_traffic_per_pair`) this is the
+forced-traffic bound the models already report. With :math:`L(p)` the LP value of each
+pair's master (its column generation converged) it is at least the LP value of the
+co-exploration master: mapping each pair's copy of a column to the column maps the LP
+with a copy of the columns per pair into the co-exploration LP, at the same objective,
+and that LP's optimum is :math:`\min_p \kappa(p) + \alpha\,\mathrm{LP}(p)`.
 
 Monotone bounds
 ---------------
