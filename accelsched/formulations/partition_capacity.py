@@ -55,7 +55,8 @@ Best bound first: the open pair of least :math:`\kappa(p) + \alpha L(p)` (ties: 
 smaller capacity) is solved with the time left, until no open pair's bound is below
 :math:`U` (the incumbent is optimal, :attr:`Decomposition.complete`) or the time runs
 out (the bound is the least over the open pairs, at least the forced traffic). A pair
-whose solve stops unsettled ends the run: it had all the time left. The warm start
+whose solve stops unsettled ends the run: it had all the time left (or its round limit
+stopped it, which would stop the next pair's too). The warm start
 (and each better partition) moves to the pair being solved when its subgraphs fit it.
 
 The decomposition returns what the models need (:class:`~accelsched.formulations.partition_common.Prepared`):
