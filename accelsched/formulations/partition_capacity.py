@@ -137,6 +137,8 @@ class Decomposition:
         Pairs whose fixed-capacity problem was solved (or tried, when the time ran out).
     pairs
         Pairs of candidates that hold every single layer.
+    unsettled
+        Pairs whose bound is still below the incumbent's objective (0 when complete).
     log
         One line per solved pair: its capacities, cutoff, result and bound.
     """
@@ -146,6 +148,7 @@ class Decomposition:
     incumbent: PartitionSolution | None
     solved: int
     pairs: int
+    unsettled: int
     log: tuple[str, ...]
 
 
@@ -270,6 +273,7 @@ class CapacityDecomposition:
             self.incumbent,
             self.solved,
             len(self.points),
+            len(self.open_points()),
             tuple(self.log),
         )
 
@@ -349,8 +353,10 @@ def decompose(
     limit = options.time_limit_s
     proof_deadline = None if limit is None else start + (1 - partition_branch.FINAL_SHARE) * limit
     outcome = CapacityDecomposition(instance, warm, options, budget, rounds).run(proof_deadline)
-    progress = f"capacity decomposition: {outcome.solved} of {outcome.pairs} pairs of candidates solved" + (
-        ", the incumbent proven optimal" if outcome.complete else f", bound {outcome.bound:.12g}"
+    progress = f"capacity decomposition: {outcome.solved} of {outcome.pairs} pairs of candidates solved, " + (
+        "the others pruned by their bounds, the incumbent proven optimal"
+        if outcome.complete
+        else f"{outcome.unsettled} below the incumbent still, bound {outcome.bound:.12g}"
     )
     more = len(outcome.log) - LOG_LINES
     shown = "; ".join(outcome.log[:LOG_LINES]) + (f"; ({more} more)" if more > 0 else "")
