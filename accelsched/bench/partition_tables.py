@@ -187,6 +187,8 @@ def _bound_source(exact: Row) -> str:
     status = str(exact.detail.get("native_status", ""))
     if "bound = column generation's bound" in status:
         return "column generation"
+    if "bound = the capacity decomposition's bound" in status:
+        return "capacity decomposition"
     for source in ("forced traffic", "compulsory traffic"):
         if f"bound = {source}" in status:
             return source

@@ -410,8 +410,8 @@ def partition_result(
     set the status is at best FEASIBLE, and the solver's bound (valid only for the
     listed columns) is replaced by the larger of the forced-traffic bound
     (:func:`~accelsched.formulations.partition_bound.forced_traffic_bound`, at least
-    :func:`compulsory_bound`) and the bound column generation proved, and the native
-    status says which.
+    :func:`compulsory_bound`) and the bound column generation (in co-exploration: the
+    capacity decomposition) proved, and the native status says which.
     """
     if warm is not None and status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION):
         value = table.objective(warm)
@@ -428,7 +428,10 @@ def partition_result(
             bound, name = forced.value, "forced traffic"
         proven = table.column_set.bound
         if proven is not None and proven > bound:
-            bound, name = proven, "column generation's bound"
+            bound, name = (
+                proven,
+                "the capacity decomposition's bound" if table.instance.co_exploration else "column generation's bound",
+            )
         notes = (*notes, f"{table.column_set.stopped}: optimality not proven, bound = {name}")
         if status is Status.OPTIMAL:
             status = Status.FEASIBLE

@@ -51,7 +51,10 @@ def test_a_merged_row_with_another_time_limit_is_stated(tmp_path: Path) -> None:
     assert "time limit 20 s (random:6:2: 7 s)" in text
 
 
-@pytest.mark.parametrize("source", ["forced traffic", "compulsory traffic", "column generation's bound"])
+@pytest.mark.parametrize(
+    "source",
+    ["forced traffic", "compulsory traffic", "column generation's bound", "the capacity decomposition's bound"],
+)
 def test_render_names_where_a_bound_comes_from(tmp_path: Path, source: str) -> None:
     partition_tables.fig11(["random:5:4"], OPTIONS, tmp_path)
     path = tmp_path / "partition_fig11.json"
@@ -62,9 +65,13 @@ def test_render_names_where_a_bound_comes_from(tmp_path: Path, source: str) -> N
             row["detail"]["native_status"] = f"column budget reached: optimality not proven, bound = {source}"
     path.write_text(json.dumps(payload))
     partition_tables.render(path)
-    shown = "column generation" if source.startswith("column") else source
+    shown = {
+        "column generation's bound": "column generation",
+        "the capacity decomposition's bound": "capacity decomposition",
+    }
+    shown_source = shown.get(source, source)
     text = (tmp_path / "partition_fig11.md").read_text()
-    assert f"| {shown} |" in text
+    assert f"| {shown_source} |" in text
     assert ("older rows: the compulsory traffic" in text) == (source == "compulsory traffic")  # caption: only if used
 
 
