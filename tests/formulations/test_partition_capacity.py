@@ -106,8 +106,9 @@ def test_a_bound_proven_at_a_pair_holds_at_the_pairs_within_it() -> None:
 @pytest.mark.parametrize("seed", range(10))
 @pytest.mark.parametrize("offset", [-0.2, 0.0, 0.2])
 def test_a_cutoff_proves_the_optimum_or_that_none_lies_below_it(seed: int, offset: float) -> None:
-    """Column generation with a cutoff ``c``: the models over its table find ``min(E*, c)`` or more,
-    and ``E*`` itself when ``E* < c`` (``offset``: where ``c`` lies, relative to ``E*``)."""
+    """Column generation with a cutoff ``c`` completes its proof, and the models over its table find
+    ``E*`` when ``E* < c`` (``offset``: where ``c`` lies, relative to ``E*``; below or at ``E*``, only
+    the completion is checked: no partition lies below ``c`` then, whatever the table)."""
     instance = instance_of(seed)
     single = fixed(instance, instance.capacity_pairs()[-1])
     best = run("enumerate", single).objective
