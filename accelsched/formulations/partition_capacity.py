@@ -247,14 +247,14 @@ class CapacityDecomposition:
         metrics = (self.instance.subgraph_metric(members, act, weight) for members in solution.indices(self.instance))
         return self.instance.objective_value(act + weight, math.fsum(metrics))
 
-    def _moved(self, point: CapacityPoint) -> PartitionSolution | None:
-        """The incumbent's subgraphs under the pair's capacities, when they fit."""
+    def _moved(self, point: CapacityPoint, fixed: PartitionInstance) -> PartitionSolution | None:
+        """The incumbent's subgraphs under the pair's capacities, when they fit (``fixed``: the pair's instance)."""
         if self.incumbent is None:
             return None
         moved = dataclasses.replace(
             self.incumbent, act_capacity_bytes=point.act_bytes, weight_capacity_bytes=point.weight_bytes
         )
-        checked, _ = checked_warm_start(self.fixed(point), moved)
+        checked, _ = checked_warm_start(fixed, moved)
         return checked
 
     def run(self, deadline: float | None) -> Decomposition:
@@ -284,7 +284,8 @@ class CapacityDecomposition:
         start = time.perf_counter()
         limit = None if deadline is None else max(deadline - start, 1e-3)
         options = dataclasses.replace(self.options, time_limit_s=limit)
-        run = partition_branch.prepare(fixed, options, self._moved(point), self.budget, start, self.rounds, cutoff)
+        warm = self._moved(point, fixed)
+        run = partition_branch.prepare(fixed, options, warm, self.budget, start, self.rounds, cutoff)
         milp = PartitionMilp(run.table)
         answer = solve(milp.model, "highs", run.solver_options(options), milp.start(run.warm) if run.warm else None)
         found = [run.warm] if run.warm is not None else []
