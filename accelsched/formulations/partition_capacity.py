@@ -7,6 +7,12 @@ mixes capacity candidates fractionally: on RandWire-A (separate buffers) its res
 master was below the forced-traffic bound after 500 s. This module decides the
 capacities outside the LP instead.
 
+The MILP methods also take this route when the enumeration is complete but the table is
+large (:data:`~accelsched.formulations.partition_branch.DECOMPOSE_COLUMNS`): the
+co-exploration MILP mixes the capacities in its LP there too, and HiGHS did not prove
+GoogLeNet's in 250 s where the pairs take 45-90 s. Each pair's table is then the
+columns that fit it, with no enumeration and no column generation.
+
 Decomposition
 -------------
 Let :math:`p = (A, W)` range over the pairs of candidates (the shared candidates with
@@ -61,8 +67,9 @@ stopped it, which would stop the next pair's too). The warm start
 
 The decomposition returns what the models need (:class:`~accelsched.formulations.partition_common.Prepared`):
 when it is complete, a table of the incumbent's columns and the single layers, which
-holds an optimal partition; otherwise the co-exploration table with the incumbent's
-columns, incomplete, and the bound.
+holds an optimal partition; otherwise the bound with the co-exploration table and the
+incumbent's columns, incomplete (after a complete enumeration: only the incumbent's columns
+and the single layers, so that the models do not face the whole table in the time left).
 """
 
 from __future__ import annotations
@@ -165,6 +172,11 @@ class CapacityDecomposition:
         Threads and seed of the fixed-capacity solves (their time limits are set here).
     budget, rounds
         Column budget and round limit of each fixed-capacity problem.
+    columns
+        The co-exploration instance's columns when their enumeration is complete: each pair's
+        table is then the columns that fit the pair, which is that pair's complete enumeration
+        (a subgraph that fits a pair fits the largest capacities). None: each pair is enumerated
+        (and its columns generated) by :func:`~accelsched.formulations.partition_branch.prepare`.
     """
 
     def __init__(
@@ -174,13 +186,17 @@ class CapacityDecomposition:
         options: SolveOptions,
         budget: int,
         rounds: int,
+        columns: ColumnSet | None = None,
     ) -> None:
         if not instance.co_exploration:
             raise ValueError("the capacity decomposition needs a co-exploration instance (several candidates)")
+        if columns is not None and not columns.complete:
+            raise ValueError("the capacity decomposition filters only a complete column set; pass None to enumerate")
         self.instance = instance
         self.options = options
         self.budget = budget
         self.rounds = rounds
+        self.columns = columns
         table = VariantTable(instance, ColumnSet((), False, 0, 0))
         self.points = [
             CapacityPoint(
@@ -257,6 +273,24 @@ class CapacityDecomposition:
         checked, _ = checked_warm_start(fixed, moved)
         return checked
 
+    def _prepare(
+        self,
+        fixed: PartitionInstance,
+        options: SolveOptions,
+        warm: PartitionSolution | None,
+        start: float,
+        cutoff: float,
+    ) -> Prepared:
+        """A pair's table: its columns filtered from the complete set, or prepared from scratch with the cutoff."""
+        if self.columns is None:
+            return partition_branch.prepare(fixed, options, warm, self.budget, start, self.rounds, cutoff)
+        fitting = tuple(column for column in self.columns.columns if fixed.fits_largest(column.cost))
+        table = VariantTable(
+            fixed, ColumnSet(fitting, True, self.budget, len(fitting)), warm.indices(fixed) if warm else ()
+        )
+        deadline = None if options.time_limit_s is None else start + options.time_limit_s
+        return Prepared(table, None if warm is None else table.assignment(warm), (), deadline)
+
     def run(self, deadline: float | None) -> Decomposition:
         """Solve the pairs best bound first until the incumbent is proven or the deadline passes."""
         while True:
@@ -284,8 +318,7 @@ class CapacityDecomposition:
         start = time.perf_counter()
         limit = None if deadline is None else max(deadline - start, 1e-3)
         options = dataclasses.replace(self.options, time_limit_s=limit)
-        warm = self._moved(point, fixed)
-        run = partition_branch.prepare(fixed, options, warm, self.budget, start, self.rounds, cutoff)
+        run = self._prepare(fixed, options, self._moved(point, fixed), start, cutoff)
         milp = PartitionMilp(run.table)
         answer = solve(milp.model, "highs", run.solver_options(options), milp.start(run.warm) if run.warm else None)
         found = [run.warm] if run.warm is not None else []
@@ -325,7 +358,7 @@ def decompose(
     rounds: int,
     start: float,
 ) -> Prepared:
-    """Run the decomposition for a co-exploration instance whose enumeration stopped at its budget.
+    """Run the decomposition for a co-exploration instance.
 
     Parameters
     ----------
@@ -335,7 +368,9 @@ def decompose(
         Its limits: the pairs are solved until all but
         :data:`~accelsched.formulations.partition_branch.FINAL_SHARE` of the time limit.
     table
-        Its table over the enumerated columns (incomplete), with the warm start's columns.
+        Its table over the enumerated columns, with the warm start's columns. When it is
+        complete, each pair's table is filtered from it; otherwise (the enumeration stopped at
+        its budget) each pair is enumerated and its columns generated.
     warm
         The checked warm start, or None.
     notes
@@ -348,12 +383,16 @@ def decompose(
     Returns
     -------
     Prepared
-        A complete table holding the proven optimum, or the incomplete one with the bound and
-        the best partition found.
+        A complete table holding the proven optimum. Otherwise, when the time ran out: with an
+        incomplete enumeration its table, with the bound and the best partition found; with a
+        complete one a table of that partition's columns and the single layers, incomplete, with
+        the bound (the models then return the partition rather than solve the whole table in the
+        time left, which the pairs were there to avoid).
     """
     limit = options.time_limit_s
     proof_deadline = None if limit is None else start + (1 - partition_branch.FINAL_SHARE) * limit
-    outcome = CapacityDecomposition(instance, warm, options, budget, rounds).run(proof_deadline)
+    listed = table.column_set if table.complete else None
+    outcome = CapacityDecomposition(instance, warm, options, budget, rounds, listed).run(proof_deadline)
     progress = f"capacity decomposition: {outcome.solved} of {outcome.pairs} pairs of candidates solved, " + (
         "the others pruned by their bounds, the incumbent proven optimal"
         if outcome.complete
@@ -361,12 +400,19 @@ def decompose(
     )
     more = len(outcome.log) - LOG_LINES
     shown = "; ".join(outcome.log[:LOG_LINES]) + (f"; ({more} more)" if more > 0 else "")
-    notes = [*notes, f"{table.column_set.stopped}; {progress}", f"pairs: {shown}"]
+    enumeration = (
+        f"every column listed ({len(table.column_set)}), solved pair by pair"
+        if listed is not None
+        else table.column_set.stopped
+    )
+    notes = [*notes, f"{enumeration}; {progress}", f"pairs: {shown}"]
     extra = () if outcome.incumbent is None else outcome.incumbent.indices(instance)
+    visited = table.column_set.visited
     if outcome.complete:
-        table = VariantTable(
-            instance, ColumnSet((), True, budget, table.column_set.visited, bound=outcome.bound), extra
-        )
+        table = VariantTable(instance, ColumnSet((), True, budget, visited, bound=outcome.bound), extra)
+    elif listed is not None:
+        stopped = "the capacity decomposition stopped at the time limit"
+        table = VariantTable(instance, ColumnSet((), False, budget, visited, stopped, outcome.bound), extra)
     else:
         for members in extra:
             table.add(members)

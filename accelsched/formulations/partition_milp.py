@@ -95,7 +95,7 @@ import dataclasses
 import time
 from functools import partial
 
-from accelsched.formulations.partition_branch import prepare
+from accelsched.formulations.partition_branch import DECOMPOSE_COLUMNS, prepare
 from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS
 from accelsched.formulations.partition_common import (
     Assignment,
@@ -260,7 +260,7 @@ def solve_milp(
     infeasible = infeasible_result(instance, method, backend)
     if infeasible is not None:
         return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
-    run = prepare(instance, options, warm_start, budget, start, rounds)
+    run = prepare(instance, options, warm_start, budget, start, rounds, decompose_above=DECOMPOSE_COLUMNS)
     milp = PartitionMilp(run.table)
     answer = solve(milp.model, backend, run.solver_options(options), milp.start(run.warm) if run.warm else None)
     return partition_result(

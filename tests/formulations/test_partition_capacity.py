@@ -2,8 +2,10 @@
 and the two facts it rests on (the metric's optimum never rises with the capacities; a cutoff proves
 either the optimum or that nothing lies below it) hold on the cost model.
 
-Every instance here runs with a column budget far below its column count, so the enumeration of the
-co-exploration instance stops early and the decomposition has to prove what the models claim."""
+Most instances here run with a column budget far below their column count, so the enumeration of the
+co-exploration instance stops early and the decomposition has to prove what the models claim. The
+others lower :data:`DECOMPOSE_COLUMNS` so that a complete enumeration is decomposed too, each pair's
+table filtered from it."""
 
 from __future__ import annotations
 
@@ -15,8 +17,9 @@ from typing import Any
 import pytest
 
 from accelsched.formulations.partition_bound import forced_traffic_bound
+from accelsched.formulations import partition_milp
 from accelsched.formulations.partition_branch import FINAL_SHARE, prepare
-from accelsched.formulations.partition_capacity import CapacityDecomposition, CapacityPoint
+from accelsched.formulations.partition_capacity import CapacityDecomposition, CapacityPoint, decompose
 from accelsched.formulations.partition_colgen import ColumnGeneration
 from accelsched.formulations.partition_common import VariantTable
 from accelsched.formulations.partition_milp import PartitionMilp
@@ -179,3 +182,69 @@ def test_the_cutoff_caps_the_incumbents_objective() -> None:
     assert ColumnGeneration(table, incumbent).upper == value
     capped = ColumnGeneration(table, incumbent, cutoff=value / 2)
     assert capped.upper == value / 2 and capped.prune_level() <= value / 2
+
+
+@pytest.fixture
+def decompose_every_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MILP methods decompose every co-exploration table, however few its columns."""
+    monkeypatch.setattr(partition_milp, "DECOMPOSE_COLUMNS", 0)
+
+
+@pytest.mark.usefixtures("decompose_every_table")
+@pytest.mark.parametrize("seed", range(24))
+def test_a_complete_table_solved_pair_by_pair_reaches_the_enumeration_optimum(seed: int) -> None:
+    instance = instance_of(seed)
+    reference = run("enumerate", instance)
+    assert reference.status is Status.OPTIMAL and reference.objective is not None
+    result = run("milp-highs", instance)  # the full column budget: the enumeration completes
+    assert result.status is Status.OPTIMAL, result.stats.native_status
+    assert same(result.objective, reference.objective), (result.objective, reference.objective)
+    assert "solved pair by pair" in result.stats.native_status
+
+
+@pytest.mark.usefixtures("decompose_every_table")
+@pytest.mark.parametrize("seed", range(4))
+def test_a_complete_table_solved_pair_by_pair_agrees_with_brute_force(seed: int) -> None:
+    instance = small_instance(5 + seed % 3, 200 + seed, **CO_CONFIGS[(seed + 1) % len(CO_CONFIGS)])
+    best, _ = brute_force(instance)
+    result = run("milp-highs", instance)
+    assert result.status is Status.OPTIMAL and same(result.objective, best)
+    assert "solved pair by pair" in result.stats.native_status
+
+
+@pytest.mark.usefixtures("decompose_every_table")
+def test_cpsat_solves_a_complete_table_whole() -> None:
+    """CP-SAT proves the co-exploration model over a complete table itself (GoogLeNet: about 30 s)."""
+    instance = instance_of(1)
+    result = run("cpsat", instance)
+    assert result.status is Status.OPTIMAL and "pair by pair" not in result.stats.native_status
+
+
+def test_a_stopped_decomposition_of_a_complete_table_returns_its_incumbent_and_bound() -> None:
+    """Out of time before any pair, the models get a small incomplete table: the incumbent's columns
+    and the single layers, with the least pair floor as the bound (not the whole table to solve)."""
+    instance = instance_of(2)
+    reference = run("enumerate", instance)
+    assert reference.objective is not None
+    columns = enumerate_columns(instance)
+    assert columns.complete
+    table = VariantTable(instance, columns)
+    warm = singletons(instance)
+    now = time.perf_counter()
+    prepared = decompose(instance, SolveOptions(time_limit_s=1.0), table, warm, [], BUDGET, 100, now - 10.0)
+    assert not prepared.table.complete and prepared.warm is not None
+    assert prepared.table.solution(prepared.warm).subgraphs == warm.subgraphs
+    assert len(prepared.table.columns) < len(columns)
+    bound = prepared.table.column_set.bound
+    forced = forced_traffic_bound(VariantTable(instance, ColumnSet((), False, 0, 0)))
+    assert bound is not None and forced is not None
+    assert same(bound, min(forced.value, table.objective(table.assignment(warm))))
+    assert bound <= reference.objective + 1e-6 * abs(reference.objective)
+    assert "stopped at the time limit" in prepared.table.column_set.stopped
+    assert "solved pair by pair" in prepared.notes[-2]
+
+
+def test_only_a_complete_column_set_is_filtered() -> None:
+    instance = instance_of(0)
+    with pytest.raises(ValueError, match="complete column set"):
+        CapacityDecomposition(instance, None, SolveOptions(), BUDGET, 100, enumerate_columns(instance, BUDGET))
