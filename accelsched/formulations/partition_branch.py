@@ -402,6 +402,7 @@ def prepare(
     rounds: int = DEFAULT_ROUNDS,
     cutoff: float = math.inf,
     decompose_above: int | None = None,
+    backend: str = "highs",
 ) -> Prepared:
     """Check the warm start, list the columns, build the table; generate columns when the list stops early.
 
@@ -423,7 +424,8 @@ def prepare(
     which a pair cannot matter. A complete co-exploration table of more than
     ``decompose_above`` columns is decomposed too, each pair's table filtered from it
     (None: only incomplete ones; the MILP methods pass
-    :data:`DECOMPOSE_COLUMNS`).
+    :data:`DECOMPOSE_COLUMNS`). ``backend`` solves the pairs' MILPs (the MILP methods pass
+    their own; CP-SAT's method has none and leaves HiGHS).
     Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
     set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
     takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
@@ -449,7 +451,7 @@ def prepare(
     if instance.co_exploration:
         from accelsched.formulations.partition_capacity import decompose  # it imports this module
 
-        return decompose(instance, options, table, warm, notes, budget, rounds, start)
+        return decompose(instance, options, table, warm, notes, budget, rounds, start, backend)
     if master is not columns:
         notes.append(f"column generation starts from the {MASTER_COLUMNS} smallest of {len(columns)} columns")
     generation = ColumnGeneration(table, assignment, options.threads, rounds, cutoff)

@@ -177,6 +177,8 @@ class CapacityDecomposition:
         table is then the columns that fit the pair, which is that pair's complete enumeration
         (a subgraph that fits a pair fits the largest capacities). None: each pair is enumerated
         (and its columns generated) by :func:`~accelsched.formulations.partition_branch.prepare`.
+    backend
+        The linear backend (:func:`accelsched.solvers.solve`) of each pair's MILP over its table.
     """
 
     def __init__(
@@ -187,6 +189,7 @@ class CapacityDecomposition:
         budget: int,
         rounds: int,
         columns: ColumnSet | None = None,
+        backend: str = "highs",
     ) -> None:
         if not instance.co_exploration:
             raise ValueError("the capacity decomposition needs a co-exploration instance (several candidates)")
@@ -197,6 +200,7 @@ class CapacityDecomposition:
         self.budget = budget
         self.rounds = rounds
         self.columns = columns
+        self.backend = backend
         table = VariantTable(instance, ColumnSet((), False, 0, 0))
         self.points = [
             CapacityPoint(
@@ -320,7 +324,8 @@ class CapacityDecomposition:
         options = dataclasses.replace(self.options, time_limit_s=limit)
         run = self._prepare(fixed, options, self._moved(point, fixed), start, cutoff)
         milp = PartitionMilp(run.table)
-        answer = solve(milp.model, "highs", run.solver_options(options), milp.start(run.warm) if run.warm else None)
+        start_values = milp.start(run.warm) if run.warm else None
+        answer = solve(milp.model, self.backend, run.solver_options(options), start_values)
         found = [run.warm] if run.warm is not None else []
         if answer.values is not None:
             found.append(milp.decode(answer.values))
@@ -357,6 +362,7 @@ def decompose(
     budget: int,
     rounds: int,
     start: float,
+    backend: str = "highs",
 ) -> Prepared:
     """Run the decomposition for a co-exploration instance.
 
@@ -379,6 +385,8 @@ def decompose(
         Column budget and round limit of each fixed-capacity problem.
     start
         The :func:`time.perf_counter` value the time limit counts from.
+    backend
+        The linear backend of the pairs' MILPs.
 
     Returns
     -------
@@ -392,7 +400,7 @@ def decompose(
     limit = options.time_limit_s
     proof_deadline = None if limit is None else start + (1 - partition_branch.FINAL_SHARE) * limit
     listed = table.column_set if table.complete else None
-    outcome = CapacityDecomposition(instance, warm, options, budget, rounds, listed).run(proof_deadline)
+    outcome = CapacityDecomposition(instance, warm, options, budget, rounds, listed, backend).run(proof_deadline)
     progress = f"capacity decomposition: {outcome.solved} of {outcome.pairs} pairs of candidates solved, " + (
         "the others pruned by their bounds, the incumbent proven optimal"
         if outcome.complete

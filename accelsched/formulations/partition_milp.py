@@ -242,7 +242,8 @@ def solve_milp(
     warm_start
         A solution to start from (checked first; a rejected one is ignored and said so).
     backend
-        A linear backend of :func:`accelsched.solvers.solve`.
+        A linear backend of :func:`accelsched.solvers.solve` (in co-exploration it also solves
+        the capacity decomposition's pairs).
     method
         Name reported in the Result.
     budget
@@ -260,7 +261,9 @@ def solve_milp(
     infeasible = infeasible_result(instance, method, backend)
     if infeasible is not None:
         return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
-    run = prepare(instance, options, warm_start, budget, start, rounds, decompose_above=DECOMPOSE_COLUMNS)
+    run = prepare(
+        instance, options, warm_start, budget, start, rounds, decompose_above=DECOMPOSE_COLUMNS, backend=backend
+    )
     milp = PartitionMilp(run.table)
     answer = solve(milp.model, backend, run.solver_options(options), milp.start(run.warm) if run.warm else None)
     return partition_result(

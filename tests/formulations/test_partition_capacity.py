@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from accelsched.formulations import partition_capacity, partition_milp
 from accelsched.formulations.partition_bound import forced_traffic_bound
-from accelsched.formulations import partition_milp
 from accelsched.formulations.partition_branch import FINAL_SHARE, prepare
 from accelsched.formulations.partition_capacity import CapacityDecomposition, CapacityPoint, decompose
 from accelsched.formulations.partition_colgen import ColumnGeneration
@@ -210,6 +210,28 @@ def test_a_complete_table_solved_pair_by_pair_agrees_with_brute_force(seed: int)
     result = run("milp-highs", instance)
     assert result.status is Status.OPTIMAL and same(result.objective, best)
     assert "solved pair by pair" in result.stats.native_status
+
+
+@pytest.mark.usefixtures("decompose_every_table")
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(("method", "backend"), [("milp-cbc", "pulp-cbc"), ("milp-pyomo", "pyomo-highs")])
+def test_the_pairs_are_solved_by_the_methods_own_backend(
+    seed: int, method: str, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[str] = []
+    solve_pair = partition_capacity.solve
+
+    def spy(model: Any, backend: str = "highs", *args: Any) -> Any:
+        seen.append(backend)
+        return solve_pair(model, backend, *args)
+
+    monkeypatch.setattr(partition_capacity, "solve", spy)
+    instance = instance_of(seed)
+    reference = run("enumerate", instance)
+    assert reference.objective is not None
+    result = run(method, instance)
+    assert result.status is Status.OPTIMAL and same(result.objective, reference.objective)
+    assert seen and set(seen) == {backend}
 
 
 @pytest.mark.usefixtures("decompose_every_table")
