@@ -96,7 +96,7 @@ from accelsched.formulations.partition_common import Assignment, Prepared, Varia
 from accelsched.formulations.partition_master import MasterLp
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.partition import PartitionInstance, PartitionSolution
-from accelsched.problems.partition_columns import enumerate_columns
+from accelsched.problems.partition_columns import ColumnSet, enumerate_columns
 from accelsched.solvers import SolveOptions
 
 __all__ = [
@@ -403,6 +403,7 @@ def prepare(
     cutoff: float = math.inf,
     decompose_above: int | None = None,
     backend: str = "highs",
+    listed: ColumnSet | None = None,
 ) -> Prepared:
     """Check the warm start, list the columns, build the table; generate columns when the list stops early.
 
@@ -425,14 +426,18 @@ def prepare(
     ``decompose_above`` columns is decomposed too, each pair's table filtered from it
     (None: only incomplete ones; the MILP methods pass
     :data:`DECOMPOSE_COLUMNS`). ``backend`` solves the pairs' MILPs (the MILP methods pass
-    their own; CP-SAT's method has none and leaves HiGHS).
+    their own; CP-SAT's method has none and leaves HiGHS). ``listed``: the instance's
+    columns when they are known already (the decomposition's pairs), in place of the
+    enumeration.
     Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
     set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
     takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
     """
     warm, note = checked_warm_start(instance, warm_start)
     limit = options.time_limit_s
-    columns = enumerate_columns(instance, budget, None if limit is None else start + limit / 4)
+    columns = (
+        enumerate_columns(instance, budget, None if limit is None else start + limit / 4) if listed is None else listed
+    )
     notes = [note] if note else []
     master = columns
     if not columns.complete and len(columns.columns) > MASTER_COLUMNS:
@@ -451,7 +456,7 @@ def prepare(
     if instance.co_exploration:
         from accelsched.formulations.partition_capacity import decompose  # it imports this module
 
-        return decompose(instance, options, table, warm, notes, budget, rounds, start, backend)
+        return decompose(instance, options, table, warm, notes, budget, rounds, start, columns, backend)
     if master is not columns:
         notes.append(f"column generation starts from the {MASTER_COLUMNS} smallest of {len(columns)} columns")
     generation = ColumnGeneration(table, assignment, options.threads, rounds, cutoff)

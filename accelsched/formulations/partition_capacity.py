@@ -10,8 +10,16 @@ capacities outside the LP instead.
 The MILP methods also take this route when the enumeration is complete but the table is
 large (:data:`~accelsched.formulations.partition_branch.DECOMPOSE_COLUMNS`): the
 co-exploration MILP mixes the capacities in its LP there too, and HiGHS did not prove
-GoogLeNet's in 250 s where the pairs take 45-90 s. Each pair's table is then the
-columns that fit it, with no enumeration and no column generation.
+GoogLeNet's in 250 s where the pairs take 45-90 s.
+
+No pair is enumerated again: its columns are those of the co-exploration enumeration
+that fit it. A subgraph that fits a pair fits the largest capacities, so a complete
+enumeration gives every pair its complete one (no column generation is needed), and
+one stopped early, in growth order, gives every pair all its columns of fewer layers than
+the enumeration's (:attr:`ColumnSet.listed_below
+<accelsched.problems.partition_columns.ColumnSet>`), which is what the pair's column
+generation needs for its bound. (Enumerating a RandWire-A pair again to the column budget
+took 70-98 s.)
 
 Decomposition
 -------------
@@ -173,10 +181,8 @@ class CapacityDecomposition:
     budget, rounds
         Column budget and round limit of each fixed-capacity problem.
     columns
-        The co-exploration instance's columns when their enumeration is complete: each pair's
-        table is then the columns that fit the pair, which is that pair's complete enumeration
-        (a subgraph that fits a pair fits the largest capacities). None: each pair is enumerated
-        (and its columns generated) by :func:`~accelsched.formulations.partition_branch.prepare`.
+        The co-exploration instance's enumeration (complete or not): each pair starts from its
+        columns that fit the pair (module docstring).
     backend
         The linear backend (:func:`accelsched.solvers.solve`) of each pair's MILP over its table.
     """
@@ -188,13 +194,11 @@ class CapacityDecomposition:
         options: SolveOptions,
         budget: int,
         rounds: int,
-        columns: ColumnSet | None = None,
+        columns: ColumnSet,
         backend: str = "highs",
     ) -> None:
         if not instance.co_exploration:
             raise ValueError("the capacity decomposition needs a co-exploration instance (several candidates)")
-        if columns is not None and not columns.complete:
-            raise ValueError("the capacity decomposition filters only a complete column set; pass None to enumerate")
         self.instance = instance
         self.options = options
         self.budget = budget
@@ -285,15 +289,15 @@ class CapacityDecomposition:
         start: float,
         cutoff: float,
     ) -> Prepared:
-        """A pair's table: its columns filtered from the complete set, or prepared from scratch with the cutoff."""
-        if self.columns is None:
-            return partition_branch.prepare(fixed, options, warm, self.budget, start, self.rounds, cutoff)
+        """A pair's table, from its columns of the co-exploration enumeration, with the cutoff."""
+        listed = self.pair_columns(fixed)
+        return partition_branch.prepare(fixed, options, warm, self.budget, start, self.rounds, cutoff, listed=listed)
+
+    def pair_columns(self, fixed: PartitionInstance) -> ColumnSet:
+        """The columns of the co-exploration enumeration that fit a pair's instance ``fixed``: all of
+        the pair's, or (the enumeration stopped early) all those of fewer layers than it listed."""
         fitting = tuple(column for column in self.columns.columns if fixed.fits_largest(column.cost))
-        table = VariantTable(
-            fixed, ColumnSet(fitting, True, self.budget, len(fitting)), warm.indices(fixed) if warm else ()
-        )
-        deadline = None if options.time_limit_s is None else start + options.time_limit_s
-        return Prepared(table, None if warm is None else table.assignment(warm), (), deadline)
+        return dataclasses.replace(self.columns, columns=fitting)
 
     def run(self, deadline: float | None) -> Decomposition:
         """Solve the pairs best bound first until the incumbent is proven or the deadline passes."""
@@ -362,6 +366,7 @@ def decompose(
     budget: int,
     rounds: int,
     start: float,
+    columns: ColumnSet,
     backend: str = "highs",
 ) -> Prepared:
     """Run the decomposition for a co-exploration instance.
@@ -374,9 +379,9 @@ def decompose(
         Its limits: the pairs are solved until all but
         :data:`~accelsched.formulations.partition_branch.FINAL_SHARE` of the time limit.
     table
-        Its table over the enumerated columns, with the warm start's columns. When it is
-        complete, each pair's table is filtered from it; otherwise (the enumeration stopped at
-        its budget) each pair is enumerated and its columns generated.
+        Its table over (the smallest of) the enumerated columns, with the warm start's columns.
+    columns
+        Its enumeration, complete or not: the pairs' columns are filtered from it.
     warm
         The checked warm start, or None.
     notes
@@ -399,8 +404,7 @@ def decompose(
     """
     limit = options.time_limit_s
     proof_deadline = None if limit is None else start + (1 - partition_branch.FINAL_SHARE) * limit
-    listed = table.column_set if table.complete else None
-    outcome = CapacityDecomposition(instance, warm, options, budget, rounds, listed, backend).run(proof_deadline)
+    outcome = CapacityDecomposition(instance, warm, options, budget, rounds, columns, backend).run(proof_deadline)
     progress = f"capacity decomposition: {outcome.solved} of {outcome.pairs} pairs of candidates solved, " + (
         "the others pruned by their bounds, the incumbent proven optimal"
         if outcome.complete
@@ -408,17 +412,13 @@ def decompose(
     )
     more = len(outcome.log) - LOG_LINES
     shown = "; ".join(outcome.log[:LOG_LINES]) + (f"; ({more} more)" if more > 0 else "")
-    enumeration = (
-        f"every column listed ({len(table.column_set)}), solved pair by pair"
-        if listed is not None
-        else table.column_set.stopped
-    )
+    enumeration = f"every column listed ({len(columns)}), solved pair by pair" if columns.complete else columns.stopped
     notes = [*notes, f"{enumeration}; {progress}", f"pairs: {shown}"]
     extra = () if outcome.incumbent is None else outcome.incumbent.indices(instance)
     visited = table.column_set.visited
     if outcome.complete:
         table = VariantTable(instance, ColumnSet((), True, budget, visited, bound=outcome.bound), extra)
-    elif listed is not None:
+    elif columns.complete:
         stopped = "the capacity decomposition stopped at the time limit"
         table = VariantTable(instance, ColumnSet((), False, budget, visited, stopped, outcome.bound), extra)
     else:

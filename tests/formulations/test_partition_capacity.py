@@ -95,7 +95,9 @@ def test_the_least_metric_never_rises_with_the_capacities(seed: int) -> None:
 
 def test_a_bound_proven_at_a_pair_holds_at_the_pairs_within_it() -> None:
     instance = instance_of(0)
-    decomposition = CapacityDecomposition(instance, None, SolveOptions(), BUDGET, 100)
+    decomposition = CapacityDecomposition(
+        instance, None, SolveOptions(), BUDGET, 100, enumerate_columns(instance, BUDGET)
+    )
     points = decomposition.points
     top = max(points, key=lambda p: (p.act_bytes, p.weight_bytes))
     before = {id(p): p.lower for p in points}
@@ -152,7 +154,8 @@ def test_a_good_incumbent_prunes_pairs_by_their_bounds() -> None:
         instance = instance_of(seed)
         reference = run("enumerate", instance)
         assert reference.solution is not None and reference.objective is not None
-        outcome = CapacityDecomposition(instance, reference.solution, SolveOptions(), BUDGET, 100).run(None)
+        columns = enumerate_columns(instance, BUDGET)
+        outcome = CapacityDecomposition(instance, reference.solution, SolveOptions(), BUDGET, 100, columns).run(None)
         assert outcome.complete and outcome.unsettled == 0 and same(outcome.bound, reference.objective)
         solved, pairs = solved + outcome.solved, pairs + outcome.pairs
     assert solved < pairs / 2, (solved, pairs)
@@ -253,7 +256,8 @@ def test_a_stopped_decomposition_of_a_complete_table_returns_its_incumbent_and_b
     table = VariantTable(instance, columns)
     warm = singletons(instance)
     now = time.perf_counter()
-    prepared = decompose(instance, SolveOptions(time_limit_s=1.0), table, warm, [], BUDGET, 100, now - 10.0)
+    options = SolveOptions(time_limit_s=1.0)
+    prepared = decompose(instance, options, table, warm, [], BUDGET, 100, now - 10.0, columns)
     assert not prepared.table.complete and prepared.warm is not None
     assert prepared.table.solution(prepared.warm).subgraphs == warm.subgraphs
     assert len(prepared.table.columns) < len(columns)
@@ -266,7 +270,22 @@ def test_a_stopped_decomposition_of_a_complete_table_returns_its_incumbent_and_b
     assert "solved pair by pair" in prepared.notes[-2]
 
 
-def test_only_a_complete_column_set_is_filtered() -> None:
-    instance = instance_of(0)
-    with pytest.raises(ValueError, match="complete column set"):
-        CapacityDecomposition(instance, None, SolveOptions(), BUDGET, 100, enumerate_columns(instance, BUDGET))
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("budget", [BUDGET, 12, None])
+def test_a_pair_starts_from_its_own_columns_of_fewer_layers_than_the_enumeration_listed(
+    seed: int, budget: int | None
+) -> None:
+    """Filtered from the co-exploration enumeration (complete, or stopped at a budget), a pair's
+    columns are its own enumeration's, all of them or all of fewer layers than ``listed_below``."""
+    instance = instance_of(seed)
+    columns = enumerate_columns(instance) if budget is None else enumerate_columns(instance, budget)
+    assert columns.complete or budget is not None
+    decomposition = CapacityDecomposition(instance, None, SolveOptions(), BUDGET, 100, columns)
+    for point in decomposition.points:
+        single = decomposition.fixed(point)
+        own = {column.members for column in enumerate_columns(single).columns}
+        listed = decomposition.pair_columns(single)
+        members = {column.members for column in listed.columns}
+        assert members <= own and listed.complete is columns.complete
+        assert listed.listed_below == columns.listed_below
+        assert {m for m in own if len(m) < listed.listed_below or listed.complete} <= members
