@@ -413,7 +413,9 @@ def decompose(
     more = len(outcome.log) - LOG_LINES
     shown = "; ".join(outcome.log[:LOG_LINES]) + (f"; ({more} more)" if more > 0 else "")
     enumeration = f"every column listed ({len(columns)}), solved pair by pair" if columns.complete else columns.stopped
-    notes = [*notes, f"{enumeration}; {progress}", f"pairs: {shown}"]
+    # an unfinished run's table says why the enumeration stopped, in the note on the bound
+    lead = [enumeration] if outcome.complete or columns.complete else []
+    notes = [*notes, "; ".join([*lead, progress]), f"pairs: {shown}"]
     extra = () if outcome.incumbent is None else outcome.incumbent.indices(instance)
     visited = table.column_set.visited
     if outcome.complete:

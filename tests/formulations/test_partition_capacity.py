@@ -141,6 +141,7 @@ def test_a_round_limit_leaves_a_valid_bound_at_least_the_forced_traffic(seed: in
     assert result.bound <= best + 1e-6 * abs(best) <= result.objective + 2e-6 * abs(best)
     if instance.alpha > 0:
         assert result.status is Status.FEASIBLE and "below the incumbent still" in result.stats.native_status
+        assert result.stats.native_status.count("column budget reached") == 1  # said once, on the bound
     else:  # the objective is the capacity alone: any partition under the least pair is optimal
         assert result.status is Status.OPTIMAL and same(result.objective, best)
     forced = forced_traffic_bound(VariantTable(instance, ColumnSet((), False, 0, 0)))
