@@ -417,12 +417,11 @@ def decompose(
     lead = [enumeration] if outcome.complete or columns.complete else []
     notes = [*notes, "; ".join([*lead, progress]), f"pairs: {shown}"]
     extra = () if outcome.incumbent is None else outcome.incumbent.indices(instance)
-    visited = table.column_set.visited
     if outcome.complete:
-        table = VariantTable(instance, ColumnSet((), True, budget, visited, bound=outcome.bound), extra)
+        table = VariantTable(instance, ColumnSet((), True, budget, columns.visited, bound=outcome.bound), extra)
     elif columns.complete:
         stopped = "the capacity decomposition stopped at the time limit"
-        table = VariantTable(instance, ColumnSet((), False, budget, visited, stopped, outcome.bound), extra)
+        table = VariantTable(instance, ColumnSet((), False, budget, columns.visited, stopped, outcome.bound), extra)
     else:
         for members in extra:
             table.add(members)
