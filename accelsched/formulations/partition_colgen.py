@@ -113,6 +113,15 @@ Running order (:class:`ColumnGeneration`)
    1,580 s, when the run with them had converged at 6.34 MB; and skipping the windows
    once a round of them took longer than the full pricing (24-40 s) lowered LB after
    900 s from 6.22 to 6.12 MB: more exact rounds, each adding fewer columns.
+   Under a small buffer the windows do the opposite: they keep finding sets, the LP
+   value keeps falling, so the exact pricing seldom runs and the bound stalls. RandWire-A
+   with one 256 KB shared buffer, one run with and one without the windows at once, one
+   per core: with energy (the co-exploration's pair, cutoff 1.2931e9 pJ) the bound was
+   1.1221e9 pJ from 354 s to the end (2,594 s) with them, against 1.2300e9 at 2,019 s
+   and 1.2417e9 at 2,406 s without; with external memory access (1,200 s limit, milp-highs)
+   no bound beyond the forced traffic's 6.93 MB with them, 9.17 MB without. Not changed yet:
+   the rule that keeps the exact pricing going under small buffers must not undo the
+   large-buffer result above, which takes runs of an hour or more to check.
 3. When the inner point's bound is close, or at convergence, the restricted integer
    program for :math:`U`, then the listing of the columns below :math:`\theta`.
 
