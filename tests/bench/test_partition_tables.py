@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,19 @@ from accelsched.bench import partition_tables
 from accelsched.solvers import SolveOptions
 
 OPTIONS = SolveOptions(time_limit_s=20, seed=0)
+
+
+@pytest.fixture(scope="module")
+def two_workloads(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Fig. 11 table of random:5:1 and random:6:2, run once for the tests that merge into it or render it."""
+    out = tmp_path_factory.mktemp("fig11")
+    partition_tables.fig11(["random:5:1", "random:6:2"], OPTIONS, out)
+    return out
+
+
+def copied(table: Path, tmp_path: Path) -> Path:
+    """A test's own copy of a table directory (the tests change it)."""
+    return Path(shutil.copytree(table, tmp_path / "tables"))
 
 
 def test_fig11_rows_are_checked_and_the_exact_row_proves_its_bound(tmp_path: Path) -> None:
@@ -24,30 +38,34 @@ def test_fig11_rows_are_checked_and_the_exact_row_proves_its_bound(tmp_path: Pat
     assert "| random:7:1 | 7 |" in text and "| optimum |" in text
 
 
-def test_merge_replaces_only_the_workloads_run(tmp_path: Path) -> None:
-    partition_tables.fig11(["random:5:1", "random:6:2"], OPTIONS, tmp_path)
-    before = json.loads((tmp_path / "partition_fig11.json").read_text())["rows"]
-    partition_tables.fig11(["random:6:2", "random:4:3"], OPTIONS, tmp_path, merge=True)
-    after = json.loads((tmp_path / "partition_fig11.json").read_text())["rows"]
+def test_merge_replaces_only_the_workloads_run(two_workloads: Path, tmp_path: Path) -> None:
+    out = copied(two_workloads, tmp_path)
+    before = json.loads((out / "partition_fig11.json").read_text())["rows"]
+    partition_tables.fig11(["random:6:2", "random:4:3"], OPTIONS, out, merge=True)
+    after = json.loads((out / "partition_fig11.json").read_text())["rows"]
     workloads = list(dict.fromkeys(r["workload"] for r in after))
     assert workloads == ["random:5:1", "random:6:2", "random:4:3"]  # in place, new ones last
     assert [r for r in after if r["workload"] == "random:5:1"] == [r for r in before if r["workload"] == "random:5:1"]
     assert len(after) == 3 * len(before) // 2
 
 
-def test_merge_refuses_another_seed_before_running(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    partition_tables.fig11(["random:4:1"], OPTIONS, tmp_path)
+def test_merge_refuses_another_seed_before_running(
+    two_workloads: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = copied(two_workloads, tmp_path)
+    table = (out / "partition_fig11.json").read_text()
     with pytest.raises(SystemExit) as stop:
         partition_tables.main(["fig11", "--workloads", "random:4:1", "--merge", "--seed", "3",
-                               "--out-dir", str(tmp_path)])  # fmt: skip
+                               "--out-dir", str(out)])  # fmt: skip
     assert stop.value.code != 0
     assert "was made with seed 0, this run uses seed 3" in capsys.readouterr().err
+    assert (out / "partition_fig11.json").read_text() == table
 
 
-def test_a_merged_row_with_another_time_limit_is_stated(tmp_path: Path) -> None:
-    partition_tables.fig11(["random:5:1", "random:6:2"], OPTIONS, tmp_path)
-    partition_tables.fig11(["random:6:2"], SolveOptions(time_limit_s=7, seed=0), tmp_path, merge=True)
-    text = (tmp_path / "partition_fig11.md").read_text()
+def test_a_merged_row_with_another_time_limit_is_stated(two_workloads: Path, tmp_path: Path) -> None:
+    out = copied(two_workloads, tmp_path)
+    partition_tables.fig11(["random:6:2"], SolveOptions(time_limit_s=7, seed=0), out, merge=True)
+    text = (out / "partition_fig11.md").read_text()
     assert "time limit 20 s (random:6:2: 7 s)" in text
 
 
@@ -55,9 +73,9 @@ def test_a_merged_row_with_another_time_limit_is_stated(tmp_path: Path) -> None:
     "source",
     ["forced traffic", "compulsory traffic", "column generation's bound", "the capacity decomposition's bound"],
 )
-def test_render_names_where_a_bound_comes_from(tmp_path: Path, source: str) -> None:
-    partition_tables.fig11(["random:5:4"], OPTIONS, tmp_path)
-    path = tmp_path / "partition_fig11.json"
+def test_render_names_where_a_bound_comes_from(two_workloads: Path, tmp_path: Path, source: str) -> None:
+    out = copied(two_workloads, tmp_path)
+    path = out / "partition_fig11.json"
     payload = json.loads(path.read_text())
     for row in payload["rows"]:
         if row["method"] == partition_tables.EXACT:
@@ -70,7 +88,7 @@ def test_render_names_where_a_bound_comes_from(tmp_path: Path, source: str) -> N
         "the capacity decomposition's bound": "capacity decomposition",
     }
     shown_source = shown.get(source, source)
-    text = (tmp_path / "partition_fig11.md").read_text()
+    text = (out / "partition_fig11.md").read_text()
     assert f"| {shown_source} |" in text
     assert ("older rows: the compulsory traffic" in text) == (source == "compulsory traffic")  # caption: only if used
 

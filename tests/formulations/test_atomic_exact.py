@@ -134,7 +134,7 @@ def test_on_a_mesh_the_job_shop_with_transfer_delays_bounds_every_schedule_of_it
     methods' on the instance's atoms, and each baseline's on the atoms of its own sizes (a time-limited job shop
     still reports a valid bound)."""
     instance = make_instance(load_workload(workload), KC, {"engines": str(engines), "atoms": "exact"})
-    options = SolveOptions(time_limit_s=4, threads=1, seed=0)
+    options = SolveOptions(time_limit_s=1.5, threads=1, seed=0)
     shop = run_method(PROBLEM, instance, JOBSHOP, options)
     assert "engines and transfer delays" in shop.stats.native_status and shop.bound is not None
     for name in ("cpsat-rounds", "dp", "ls", "cnn-p", "il-pipe"):

@@ -278,6 +278,11 @@ def test_a_tree_out_of_time_gives_the_least_open_bound(monkeypatch: pytest.Monke
     assert_tree_logged(tree.log, open_at_deadline=True)
 
 
+GIVING_UP = [(60, 800), (79, 700), (83, 700), (92, 800), (92, 1000), (104, 700), (118, 800), (118, 1000)]
+"""The :data:`FRACTIONAL` instances that run in under two seconds with ``LISTING_SHARE`` 0: seven give the
+listing up, (79, 700) completes at its first solve."""
+
+
 def test_a_listing_that_gives_up_for_time_is_the_last(monkeypatch: pytest.MonkeyPatch) -> None:
     """A listing stopped by ``LISTING_SHARE`` (here 0: after its first solve) marks the listing slow:
     none is tried again, before the master is optimal nor after, and branching decides, still
@@ -295,7 +300,7 @@ def test_a_listing_that_gives_up_for_time_is_the_last(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(ColumnGeneration, "_close", spy)
     slow = 0
-    for seed, act in FRACTIONAL:
+    for seed, act in GIVING_UP:
         calls.clear()
         instance = woven(seed, act)
         best, _ = brute_force(instance)
@@ -311,7 +316,7 @@ def test_a_listing_that_gives_up_for_time_is_the_last(monkeypatch: pytest.Monkey
         assert outcome.converged
         tree = BranchAndPrice(generation).run(time.perf_counter() + 600.0)
         assert tree.complete and tree.incumbent is not None and same(table.objective(tree.incumbent), best)
-    assert slow >= 4, slow
+    assert slow >= 5, slow
 
 
 def test_co_exploration_keeps_the_listing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -125,10 +125,13 @@ def test_the_footprint_rows_reject_the_sets_that_do_not_fit(seed: int) -> None:
 # ------------------------------------------------------------ exact models on generated columns
 @pytest.mark.parametrize("seed", range(40))
 def test_column_generation_reaches_the_enumeration_optimum(seed: int) -> None:
+    """Every exact model, through its checked entry point, on a column set the budget cut short: HiGHS on the
+    even seeds, CP-SAT on the odd ones (the column generation before them is the same), CBC and Pyomo on every
+    tenth."""
     instance = small_instance(6 + seed % 7, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
     reference = run("enumerate", instance)
     assert reference.status is Status.OPTIMAL and reference.objective is not None
-    methods = ["milp-highs", "cpsat"] + (["milp-cbc", "milp-pyomo"] if seed % 10 == 0 else [])
+    methods = ["cpsat" if seed % 2 else "milp-highs"] + (["milp-cbc", "milp-pyomo"] if seed % 10 == 0 else [])
     for method in methods:
         result = generated(method, instance)
         assert result.status is Status.OPTIMAL, (method, result.stats.native_status)
@@ -158,7 +161,7 @@ def test_listing_before_the_master_is_optimal_stays_exact(limit: int, monkeypatc
 
     monkeypatch.setattr(ColumnGeneration, "_close", spy)
     spec = MethodSpec("milp-highs", PROBLEM.name, "exact", partial(solve_milp, budget=10))
-    for seed in range(8):
+    for seed in range(7):
         instance = small_instance(9 + seed % 4, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
         best = run("enumerate", instance).objective
         result = run_method(PROBLEM, instance, spec, SolveOptions(), None)
@@ -189,7 +192,7 @@ def test_the_master_starts_from_the_smallest_columns_and_stays_exact(
 def test_exact_pricing_on_every_round_stays_exact(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The exact pricing after a stall (here: every round) proves bounds and changes no optimum."""
     monkeypatch.setattr(partition_colgen, "STALL_ROUNDS", 0)
-    instance = small_instance(7 + seed % 5, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
+    instance = small_instance(7 + seed % 4, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
     reference = run("enumerate", instance)
     result = generated("milp-highs", instance)
     assert reference.objective is not None and result.objective is not None
@@ -241,8 +244,9 @@ def test_generation_lists_far_fewer_columns_than_the_enumeration() -> None:
     assert len(run_.table.columns) < len(everything) / 2
 
 
-LISTED = (16, 20, 25, 34, 38, 46, 52)
-"""Seeds (of the configurations above) whose listing below the gap added columns the generation had not met."""
+LISTED = (20, 25, 52)
+"""Seeds (of the configurations above) whose listing below the gap adds columns the generation had not met, and
+that run in about a second (16, 34 and 46 do too, in four to six seconds)."""
 
 
 @pytest.mark.parametrize("seed", range(53))
@@ -283,7 +287,7 @@ def test_the_gap_follows_the_incumbent_during_the_listing(monkeypatch: pytest.Mo
 
     monkeypatch.setattr(RestrictedMaster, "solve_integer", first_cut_short)
     lowered = 0
-    for seed in (4, 10, 16, 20, 34, 46):  # seeds whose LP bound is below the optimum
+    for seed in (4, 10, 20):  # seeds whose LP bound is below the optimum (and that run in seconds)
         calls.clear()
         instance = small_instance(6 + seed % 7, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
         table = VariantTable(instance, enumerate_columns(instance, budget=BUDGET))
@@ -300,7 +304,7 @@ def test_the_gap_follows_the_incumbent_during_the_listing(monkeypatch: pytest.Mo
         for column in enumerate_columns(instance).columns:
             if len(column.members) > 1 and generation.reduced_cost(column.members, duals) <= theta:
                 assert table.has(column.members), (seed, column.members)
-    assert lowered == 6
+    assert lowered == 3
 
 
 def test_a_listing_may_run_past_the_last_pricing_round(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -321,7 +325,7 @@ def test_a_listing_may_run_past_the_last_pricing_round(monkeypatch: pytest.Monke
         return close(self, deadline, limit, give_up)
 
     monkeypatch.setattr(ColumnGeneration, "_close", late)
-    instance = small_instance(10, 16, **GENERATION_CONFIGS[16 % len(GENERATION_CONFIGS)])
+    instance = small_instance(7, 34, **GENERATION_CONFIGS[34 % len(GENERATION_CONFIGS)])  # lists 2 columns, fast
     best = run("enumerate", instance).objective
     for later in (True, False):
         skipped[0] = 0.0
@@ -383,7 +387,7 @@ def test_the_listing_adds_columns_the_generation_did_not_meet() -> None:
         instance = small_instance(6 + seed % 7, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
         table = VariantTable(instance, enumerate_columns(instance, budget=BUDGET))
         listed.append(ColumnGeneration(table, None).run(None).listed)
-    assert sum(1 for k in listed if k) >= 3, listed
+    assert all(listed), listed
 
 
 @pytest.mark.parametrize("seed", range(6))
