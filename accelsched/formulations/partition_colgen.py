@@ -119,9 +119,18 @@ Running order (:class:`ColumnGeneration`)
    per core: with energy (the co-exploration's pair, cutoff 1.2931e9 pJ) the bound was
    1.1221e9 pJ from 354 s to the end (2,594 s) with them, against 1.2300e9 at 2,019 s
    and 1.2417e9 at 2,406 s without; with external memory access (1,200 s limit, milp-highs)
-   no bound beyond the forced traffic's 6.93 MB with them, 9.17 MB without. Not changed yet:
-   the rule that keeps the exact pricing going under small buffers must not undo the
-   large-buffer result above, which takes runs of an hour or more to check.
+   no bound beyond the forced traffic's 6.93 MB with them, 9.17 MB without. Hence
+   :data:`EXACT_SHARE_RATIO`: the exact pricing also runs once the heuristics since the
+   last exact round have taken twice its time. Measured with it (RandWire-A, two runs at
+   once, one per core): the 256 KB energy pair's bound passed 1.1221e9 pJ at 823 s and was
+   1.1982e9 at 892 s (stopped at 1,450 s; without the windows 1.2083e9 at 1,406 s); the
+   Fig. 11 instance through ``milp-highs`` (SA warm start, seconds from the call, the
+   column enumeration included) proved 5.47 MB at 817 s, 6.06 MB at 1,358 s and 6.22 MB at
+   1,933 s (root handed to the tree, open at 2,605 s), where the same code without the rule
+   stayed at 3.78 MB from 541 s to its 2,100 s limit (the forced traffic's 5.75 MB was the
+   bound reported). So the rule helps under the large buffers too: the older figures above
+   were taken on earlier code, and on this code without the rule the windows stalled the
+   bound there as well.
 3. When the inner point's bound is close, or at convergence, the restricted integer
    program for :math:`U`, then the listing of the columns below :math:`\theta`.
 
@@ -154,6 +163,8 @@ from accelsched.problems.partition_columns import mask_of
 __all__ = [
     "CLOSE_GAP",
     "DEFAULT_ROUNDS",
+    "EXACT_SHARE_FLOOR_S",
+    "EXACT_SHARE_RATIO",
     "LISTING_LIMIT",
     "LISTING_SHARE",
     "PENALTY_GROWTH",
@@ -170,6 +181,16 @@ DEFAULT_ROUNDS = 100_000
 
 STALL_ROUNDS = 10
 """Rounds without a decrease of the master's LP value after which the exact pricing runs."""
+
+EXACT_SHARE_RATIO = 2.0
+"""The exact pricing also runs once the heuristic pricing since the last exact round has taken this
+many times as long as that round (and at least :data:`EXACT_SHARE_FLOOR_S`): the exact rounds, the
+only ones that prove a bound, keep about a third of the pricing time however long the heuristics go on
+finding sets."""
+
+EXACT_SHARE_FLOOR_S = 10.0
+"""Fewest seconds of heuristic pricing after which :data:`EXACT_SHARE_RATIO` can call the exact pricing
+(on small graphs a round takes milliseconds, and the rule would only make the runs depend on timing)."""
 
 SPREAD_STEPS = 5
 """Most Dinkelbach steps on the charge per layer of the bound after one exact pricing."""
@@ -304,6 +325,8 @@ class ColumnGeneration:
         self.slow = False
         """Whether a listing gave up for time (:data:`LISTING_SHARE`): no listing is tried before the
         master is optimal then, nor, with fixed capacities, after (branching takes over at once)."""
+        self.exact_s: float | None = None
+        """Seconds the last exact round took (its pricing MILP and steps; None before the first)."""
 
     def _tolerance(self, lp: MasterLp) -> float:
         return PRICING_EPS * max(1.0, abs(lp.value))
@@ -346,7 +369,9 @@ class ColumnGeneration:
         The heuristic pricing goes first; the exact pricing MILP runs when it finds nothing,
         and also after :data:`STALL_ROUNDS` rounds without a decrease of the LP value (on
         these degenerate masters the heuristics can add columns for long without moving
-        it), for the bound its dual bound proves. A listing gives up after
+        it) or once the heuristics have had :data:`EXACT_SHARE_RATIO` times the last exact
+        round's time (they can also lower it for long without the bound moving), for the
+        bound its dual bound proves. A listing gives up after
         :data:`LISTING_LIMIT` columns or :data:`LISTING_SHARE` of the time left to it. With
         fixed capacities, when the listing at the end gives up, or is skipped because an
         earlier one gave up for time (:attr:`slow`), the outcome says that the master is
@@ -487,6 +512,7 @@ class ColumnGeneration:
         completed the proof."""
         lp = self.master.solve_lp(deadline)
         best_value, stalled, vertex = lp.value, 0, False
+        heuristic_s = 0.0  # heuristic pricing since the last exact round
         while True:
             if self._expired(deadline):
                 return self._stop("time limit reached during column generation")
@@ -499,14 +525,16 @@ class ColumnGeneration:
             known = {mask_of(column.members) for column in self.table.columns}
             starts = [self.table.members(j) for j in lp.support] + [c.members for c in self.table.columns[-30:]]
             added = 0
-            if stalled < STALL_ROUNDS:
+            if stalled < STALL_ROUNDS and not self._exact_due(heuristic_s):
+                start = time.perf_counter()
                 added = self._add(self.search.search(starts, lp.duals, cutoff, known, deadline=deadline))
                 for window in self.windows if not added else []:
                     left = self._left(deadline)
                     answer = self.pricing.solve(lp.duals, cutoff, window=window, time_limit=left, max_sets=5)
                     added += self._add(answer.sets)
+                heuristic_s += time.perf_counter() - start
             if not added:
-                stalled = 0
+                stalled, heuristic_s, start = 0, 0.0, time.perf_counter()
                 beta, sets, added = self._price_exactly(lp, cutoff, deadline)
                 if beta is not None:
                     self._prove(lp.bound(beta), lp.duals, feasible=beta >= cutoff)
@@ -515,6 +543,7 @@ class ColumnGeneration:
                         added += self._spread(lp, sets, known, deadline)
                         if inner is not None and self.inner == inner:  # the charge did not beat it
                             added += self._segment(lp, sets, known, deadline)
+                self.exact_s = time.perf_counter() - start
                 if prune_above is not None and self.bound is not None and self.bound > prune_above:
                     return lp
                 if added and early and not self.slow and self._near(lp):
@@ -535,6 +564,13 @@ class ColumnGeneration:
                 best_value, stalled = lp.value, 0
             else:
                 stalled += 1
+
+    def _exact_due(self, heuristic_s: float) -> bool:
+        """Whether the heuristic pricing since the last exact round has had its share of the time
+        (:data:`EXACT_SHARE_RATIO`, :data:`EXACT_SHARE_FLOOR_S`)."""
+        if self.exact_s is None:
+            return False
+        return heuristic_s >= max(EXACT_SHARE_FLOOR_S, EXACT_SHARE_RATIO * self.exact_s)
 
     @property
     def upper(self) -> float:

@@ -200,6 +200,30 @@ def test_exact_pricing_on_every_round_stays_exact(seed: int, monkeypatch: pytest
     assert result.bound is not None and result.bound <= result.objective + 1e-6 * abs(result.objective)
 
 
+def test_the_exact_pricing_takes_its_share_of_the_time_and_stays_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``EXACT_SHARE_RATIO``: once the heuristic pricing since the last exact round has taken that many times
+    as long as it (here: any time at all), the exact round runs although the heuristics would go on finding
+    sets; before the first exact round the rule never fires. The optimum is the enumeration's."""
+    monkeypatch.setattr(partition_colgen, "EXACT_SHARE_FLOOR_S", 0.0)
+    monkeypatch.setattr(partition_colgen, "EXACT_SHARE_RATIO", 0.0)
+    due = ColumnGeneration._exact_due
+    calls: list[tuple[bool, bool]] = []  # (an exact round had run, the rule fired)
+
+    def spy(self: ColumnGeneration, heuristic_s: float) -> bool:
+        calls.append((self.exact_s is not None, due(self, heuristic_s)))
+        return calls[-1][1]
+
+    monkeypatch.setattr(ColumnGeneration, "_exact_due", spy)
+    for seed in range(6):
+        instance = small_instance(8 + seed % 3, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
+        reference = run("enumerate", instance)
+        result = generated("milp-highs", instance)
+        assert reference.objective is not None and result.objective is not None
+        assert result.status is Status.OPTIMAL and same(result.objective, reference.objective), seed
+    assert all(fired == before for before, fired in calls), calls
+    assert any(fired for _, fired in calls)
+
+
 def test_dinkelbach_steps_stopped_at_their_first_set_stay_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     """A Dinkelbach step stopped at its first improving set (``STEP_SETS`` = 1) moves on to that
     set's ratio with the solver's dual bound proven so far: the bounds stay valid and the optimum
