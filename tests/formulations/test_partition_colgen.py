@@ -47,6 +47,17 @@ def generated(method: str, instance: PartitionInstance, **options: Any) -> Resul
     return run_method(PROBLEM, instance, spec, SolveOptions(**options), warm)
 
 
+def reaches_the_enumeration(n_layers: int, seed: int) -> None:
+    """On a random instance of the configurations above, ``milp-highs`` over a column set the budget cut short
+    proves the enumeration's optimum, with a valid bound."""
+    instance = small_instance(n_layers, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
+    reference = run("enumerate", instance)
+    result = generated("milp-highs", instance)
+    assert reference.objective is not None and result.objective is not None
+    assert result.status is Status.OPTIMAL and same(result.objective, reference.objective), seed
+    assert result.bound is not None and result.bound <= result.objective + 1e-6 * abs(result.objective)
+
+
 def random_columns(instance: PartitionInstance, seed: int) -> list[tuple[int, ...]]:
     """Some multi-layer columns of a small instance (from its complete enumeration)."""
     columns = [c.members for c in enumerate_columns(instance).columns if len(c.members) > 1]
@@ -192,12 +203,7 @@ def test_the_master_starts_from_the_smallest_columns_and_stays_exact(
 def test_exact_pricing_on_every_round_stays_exact(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The exact pricing after a stall (here: every round) proves bounds and changes no optimum."""
     monkeypatch.setattr(partition_colgen, "STALL_ROUNDS", 0)
-    instance = small_instance(7 + seed % 4, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
-    reference = run("enumerate", instance)
-    result = generated("milp-highs", instance)
-    assert reference.objective is not None and result.objective is not None
-    assert result.status is Status.OPTIMAL and same(result.objective, reference.objective)
-    assert result.bound is not None and result.bound <= result.objective + 1e-6 * abs(result.objective)
+    reaches_the_enumeration(7 + seed % 4, seed)
 
 
 def test_the_exact_pricing_takes_its_share_of_the_time_and_stays_exact(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -215,11 +221,7 @@ def test_the_exact_pricing_takes_its_share_of_the_time_and_stays_exact(monkeypat
 
     monkeypatch.setattr(ColumnGeneration, "_exact_due", spy)
     for seed in range(6):
-        instance = small_instance(8 + seed % 3, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
-        reference = run("enumerate", instance)
-        result = generated("milp-highs", instance)
-        assert reference.objective is not None and result.objective is not None
-        assert result.status is Status.OPTIMAL and same(result.objective, reference.objective), seed
+        reaches_the_enumeration(8 + seed % 3, seed)
     assert all(fired == before for before, fired in calls), calls
     assert any(fired for _, fired in calls)
 
@@ -241,12 +243,7 @@ def test_dinkelbach_steps_stopped_at_their_first_set_stay_exact(monkeypatch: pyt
 
     monkeypatch.setattr(PricingModel, "solve", spy)
     for seed in range(6):
-        instance = small_instance(9 + seed % 4, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
-        reference = run("enumerate", instance)
-        result = generated("milp-highs", instance)
-        assert reference.objective is not None and result.objective is not None
-        assert result.status is Status.OPTIMAL and same(result.objective, reference.objective), seed
-        assert result.bound is not None and result.bound <= result.objective + 1e-6 * abs(result.objective)
+        reaches_the_enumeration(9 + seed % 4, seed)
     assert any(stopped), stopped
 
 
