@@ -16,14 +16,14 @@ cost report, statistics) from a line.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from accelsched.fingerprint import code_fingerprint
 from accelsched.hardware.cost.report import CostReport
 from accelsched.solvers import Result, SolveStats, Status
 
@@ -205,23 +205,3 @@ def result_from_record(record: Mapping[str, Any]) -> Result[Any]:
 
     problem = get_problem(key_of(record)[0])
     return result_from_dict(record["result"], problem.solution_from_dict)
-
-
-_FINGERPRINT_SKIP = ("bench", "cli.py")
-
-
-def code_fingerprint(root: str | Path | None = None) -> str:
-    """A short hash of the package's files that decide results (sources, presets, zoo data; not ``bench``, the CLI).
-
-    Recorded in every line, so that a resumed sweep can tell cells computed by other code.
-    """
-    base = Path(root) if root is not None else Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256()
-    files: Iterable[Path] = sorted(p for p in base.rglob("*") if p.suffix in (".py", ".toml", ".txt"))
-    for path in files:
-        relative = path.relative_to(base).as_posix()
-        if relative.split("/")[0] in _FINGERPRINT_SKIP:
-            continue
-        digest.update(relative.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:12]
