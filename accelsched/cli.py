@@ -93,7 +93,10 @@ def _parser() -> _Parser:
             type=int,
             default=1,
             metavar="N",
-            help="threads of a solver (CP-SAT workers, HiGHS, CBC) or processes of an SA's chains",
+            help=(
+                "threads of a solver (CP-SAT workers, HiGHS, CBC), processes of an SA's chains, or pairs of "
+                "capacity candidates solved at once by the partition co-exploration's decomposition"
+            ),
         )
         p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="problem option")
         p.add_argument("--json", action="store_true", help="print JSON")

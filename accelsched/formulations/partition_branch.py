@@ -93,6 +93,7 @@ from operator import attrgetter
 
 from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS, PRICING_EPS, ColumnGeneration, Outcome
 from accelsched.formulations.partition_common import Assignment, Prepared, VariantTable, checked_warm_start
+from accelsched.formulations.partition_ledger import Ledger
 from accelsched.formulations.partition_master import MasterLp
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.partition import PartitionInstance, PartitionSolution
@@ -405,6 +406,7 @@ def prepare(
     decompose_above: int | None = None,
     backend: str = "highs",
     listed: ColumnSet | None = None,
+    ledger: Ledger | None = None,
 ) -> Prepared:
     """Check the warm start, list the columns, build the table; generate columns when the list stops early.
 
@@ -429,7 +431,8 @@ def prepare(
     :data:`DECOMPOSE_COLUMNS`). ``backend`` solves the pairs' MILPs (the MILP methods pass
     their own; CP-SAT's method has none and leaves HiGHS). ``listed``: the instance's
     columns when they are known already (the decomposition's pairs), in place of the
-    enumeration.
+    enumeration. ``ledger``: the decomposition starts from it and writes each solved pair
+    to it (:mod:`~accelsched.formulations.partition_ledger`).
     Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
     set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
     takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
@@ -457,7 +460,7 @@ def prepare(
     if instance.co_exploration:
         from accelsched.formulations.partition_capacity import decompose  # it imports this module
 
-        return decompose(instance, options, table, warm, notes, budget, rounds, start, columns, backend)
+        return decompose(instance, options, table, warm, notes, budget, rounds, start, columns, backend, ledger)
     if master is not columns:
         notes.append(f"column generation starts from the {MASTER_COLUMNS} smallest of {len(columns)} columns")
     generation = ColumnGeneration(table, assignment, options.threads, rounds, cutoff)

@@ -73,6 +73,14 @@ whose solve stops unsettled ends the run: it had all the time left (or its round
 stopped it, which would stop the next pair's too). The warm start
 (and each better partition) moves to the pair being solved when its subgraphs fit it.
 
+The pairs are independent given :math:`U`, so with ``threads`` above 1
+(:class:`~accelsched.solvers.SolveOptions`) that many are solved at once, each in a process
+of its own with one thread: the open pairs of least bound not already running, each with the
+cutoff of the incumbent when it starts (a better incumbent found meanwhile only lowers the
+cutoffs of those started later; an earlier, larger cutoff settles a pair all the same). The
+proofs of RandWire-A and NasNet take hours per pair (results README), which a machine with
+more cores divides among them.
+
 The decomposition returns what the models need (:class:`~accelsched.formulations.partition_common.Prepared`):
 when it is complete, a table of the incumbent's columns and the single layers, which
 holds an optimal partition; otherwise the bound with the co-exploration table and the
@@ -84,19 +92,36 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
+import sys
 import time
+from collections.abc import Collection
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from multiprocessing import current_process, get_context
 
+from accelsched.fingerprint import code_fingerprint
 from accelsched.formulations import partition_branch
 from accelsched.formulations.partition_bound import forced_traffic_per_pair
 from accelsched.formulations.partition_colgen import PRICING_EPS
 from accelsched.formulations.partition_common import Prepared, VariantTable, checked_warm_start
+from accelsched.formulations.partition_ledger import Ledger, instance_digest
 from accelsched.formulations.partition_milp import PartitionMilp
 from accelsched.problems.partition import Metric, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import ColumnSet
 from accelsched.solvers import SolveOptions, Status, solve
 
-__all__ = ["LOG_LINES", "CapacityDecomposition", "CapacityPoint", "Decomposition", "decompose"]
+__all__ = [
+    "LOG_LINES",
+    "CapacityDecomposition",
+    "CapacityPoint",
+    "Decomposition",
+    "PairOutcome",
+    "PairSolver",
+    "PairTask",
+    "decompose",
+]
 
 LOG_LINES = 12
 """Lines of the pairs' log that go into a result's note."""
@@ -155,7 +180,9 @@ class Decomposition:
     unsettled
         Pairs whose bound is still below the incumbent's objective (0 when complete).
     log
-        One line per solved pair: its capacities, cutoff, result and bound.
+        One line per solved pair, in the order they finished: its capacities, cutoff, result and bound.
+    workers
+        Pairs solved at once: 1 when one after another in this process.
     """
 
     complete: bool
@@ -165,6 +192,7 @@ class Decomposition:
     pairs: int
     unsettled: int
     log: tuple[str, ...]
+    workers: int = 1
 
 
 class CapacityDecomposition:
@@ -185,6 +213,9 @@ class CapacityDecomposition:
         columns that fit the pair (module docstring).
     backend
         The linear backend (:func:`accelsched.solvers.solve`) of each pair's MILP over its table.
+    ledger
+        A ledger of earlier runs to start from, which each solved pair is written to
+        (:mod:`~accelsched.formulations.partition_ledger`), or None.
     """
 
     def __init__(
@@ -196,15 +227,14 @@ class CapacityDecomposition:
         rounds: int,
         columns: ColumnSet,
         backend: str = "highs",
+        ledger: Ledger | None = None,
     ) -> None:
         if not instance.co_exploration:
             raise ValueError("the capacity decomposition needs a co-exploration instance (several candidates)")
         self.instance = instance
         self.options = options
-        self.budget = budget
-        self.rounds = rounds
-        self.columns = columns
-        self.backend = backend
+        pair_options = dataclasses.replace(options, threads=1) if options.threads > 1 else options
+        self.solver = PairSolver(instance, pair_options, budget, rounds, columns, backend)
         table = VariantTable(instance, ColumnSet((), False, 0, 0))
         self.points = [
             CapacityPoint(
@@ -222,6 +252,24 @@ class CapacityDecomposition:
         """Whether every fixed-capacity objective is a whole number of bytes."""
         self.log: list[str] = []
         self.solved = 0
+        self.ledger = ledger
+        self.code = code_fingerprint() if ledger is not None else ""
+        """The code's fingerprint, recorded with each pair in the ledger."""
+        if ledger is not None:
+            self._restore(ledger)
+
+    def _restore(self, ledger: Ledger) -> None:
+        """Start from a ledger: its pairs' bounds (within them too), its partition when better."""
+        if ledger.instance is not self.instance and instance_digest(ledger.instance) != instance_digest(self.instance):
+            raise ValueError("the ledger was opened for another instance")
+        for point in self.points:
+            known = ledger.pairs.get((point.act_bytes, point.weight_bytes))
+            if known is not None:
+                self._raise(point, known.lower)
+        if ledger.incumbent is not None:
+            value = self._objective(ledger.incumbent)
+            if value < self.upper:
+                self.incumbent, self.upper = ledger.incumbent, value
 
     # ---------------------------------------------------------- bounds
     def floor(self, point: CapacityPoint) -> float:
@@ -260,10 +308,11 @@ class CapacityDecomposition:
     # ---------------------------------------------------------- solving
     def fixed(self, point: CapacityPoint) -> PartitionInstance:
         """The fixed-capacity instance of a pair."""
-        weights = () if self.instance.shared else (point.weight_bytes,)
-        return dataclasses.replace(
-            self.instance, act_candidates_bytes=(point.act_bytes,), weight_candidates_bytes=weights
-        )
+        return self.solver.fixed(point.act_bytes, point.weight_bytes)
+
+    def pair_columns(self, fixed: PartitionInstance) -> ColumnSet:
+        """The columns of the co-exploration enumeration that fit a pair's instance ``fixed``."""
+        return self.solver.pair_columns(fixed)
 
     def _objective(self, solution: PartitionSolution) -> float:
         """The co-exploration objective of a valid solution."""
@@ -271,43 +320,66 @@ class CapacityDecomposition:
         metrics = (self.instance.subgraph_metric(members, act, weight) for members in solution.indices(self.instance))
         return self.instance.objective_value(act + weight, math.fsum(metrics))
 
-    def _moved(self, point: CapacityPoint, fixed: PartitionInstance) -> PartitionSolution | None:
-        """The incumbent's subgraphs under the pair's capacities, when they fit (``fixed``: the pair's instance)."""
-        if self.incumbent is None:
-            return None
-        moved = dataclasses.replace(
-            self.incumbent, act_capacity_bytes=point.act_bytes, weight_capacity_bytes=point.weight_bytes
+    def _task(self, point: CapacityPoint, deadline: float | None) -> PairTask:
+        """A pair's solve with the cutoff of the incumbent now, which moves to the pair (checked there)."""
+        moved = None
+        if self.incumbent is not None:
+            moved = dataclasses.replace(
+                self.incumbent, act_capacity_bytes=point.act_bytes, weight_capacity_bytes=point.weight_bytes
+            )
+        limit = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+        return PairTask(point.act_bytes, point.weight_bytes, self.cutoff(point), moved, limit)
+
+    def _apply(self, point: CapacityPoint, task: PairTask, outcome: PairOutcome) -> bool:
+        """Record a pair's outcome (its bound, within it too; a better incumbent); whether it was settled."""
+        self.solved += 1
+        self._raise(point, outcome.lower)
+        point.settled = point.settled or outcome.settled
+        result = "no partition"
+        if outcome.best is not None:
+            value = self._objective(outcome.best)
+            result = f"{outcome.metric:.12g} (objective {value:.12g})"
+            if value < self.upper:
+                self.incumbent, self.upper = outcome.best, value
+        if self.ledger is not None:
+            self.ledger.record(point.act_bytes, point.weight_bytes, point.lower, outcome.seconds, self.code)
+            self._write_ledger()
+        self.log.append(
+            f"{point.act_bytes // 1024}/{point.weight_bytes // 1024} KB: cutoff {task.cutoff:.12g}, "
+            f"{'settled' if outcome.settled else 'open'}, best {result}, bound {point.lower:.12g}, "
+            f"{outcome.seconds:.1f} s"
         )
-        checked, _ = checked_warm_start(fixed, moved)
-        return checked
+        return outcome.settled
 
-    def _prepare(
-        self,
-        fixed: PartitionInstance,
-        options: SolveOptions,
-        warm: PartitionSolution | None,
-        start: float,
-        cutoff: float,
-    ) -> Prepared:
-        """A pair's table, from its columns of the co-exploration enumeration, with the cutoff."""
-        listed = self.pair_columns(fixed)
-        return partition_branch.prepare(fixed, options, warm, self.budget, start, self.rounds, cutoff, listed=listed)
+    def _write_ledger(self) -> None:
+        """Write the ledger with the incumbent (the pairs are recorded as they are solved)."""
+        assert self.ledger is not None
+        if self.incumbent is not None:
+            self.ledger.offer(self.incumbent, self.upper)
+        self.ledger.save()
 
-    def pair_columns(self, fixed: PartitionInstance) -> ColumnSet:
-        """The columns of the co-exploration enumeration that fit a pair's instance ``fixed``: all of
-        the pair's, or (the enumeration stopped early) all those of fewer layers than it listed."""
-        fitting = tuple(column for column in self.columns.columns if fixed.fits_largest(column.cost))
-        return dataclasses.replace(self.columns, columns=fitting)
+    def _next(self, busy: Collection[CapacityPoint]) -> CapacityPoint | None:
+        """The open pair of least bound (ties: the smaller capacity) not being solved, if any."""
+        points = [p for p in self.open_points() if all(p is not other for other in busy)]
+        return min(points, key=lambda p: (self.floor(p), p.capacity_bytes), default=None)
 
     def run(self, deadline: float | None) -> Decomposition:
-        """Solve the pairs best bound first until the incumbent is proven or the deadline passes."""
-        while True:
-            points = self.open_points()
-            if not points or (deadline is not None and time.perf_counter() > deadline):
-                break
-            point = min(points, key=lambda p: (self.floor(p), p.capacity_bytes))
-            if not self._solve(point, deadline):
-                break
+        """Solve the pairs best bound first until the incumbent is proven or the deadline passes.
+
+        With ``options.threads`` above 1 and several open pairs, that many pairs are solved at once,
+        each in a process of its own with one thread (:meth:`_run_in_processes`); otherwise one after
+        another here.
+        """
+        workers = self.options.threads
+        # open pairs only become fewer: with one, a pool would only cost its start
+        if workers == 1 or len(self.open_points()) < 2 or not self._run_in_processes(deadline):
+            workers = 1
+            while (point := self._next(())) is not None and not _passed(deadline):
+                task = self._task(point, deadline)
+                if not self._apply(point, task, self.solver.solve(task)):
+                    break
+        if self.ledger is not None:  # also when no pair was solved: the incumbent
+            self._write_ledger()
         complete = not self.open_points() and self.incumbent is not None
         return Decomposition(
             complete,
@@ -317,16 +389,107 @@ class CapacityDecomposition:
             len(self.points),
             len(self.open_points()),
             tuple(self.log),
+            workers,
         )
 
-    def _solve(self, point: CapacityPoint, deadline: float | None) -> bool:
-        """Solve one pair's fixed-capacity problem with its cutoff; whether it was settled."""
-        fixed = self.fixed(point)
-        cutoff = self.cutoff(point)
+    def _run_in_processes(self, deadline: float | None) -> bool:
+        """Keep ``options.threads`` pairs solving in spawned processes; False when none can start.
+
+        Each process receives the instance and the enumeration once, and a task per pair: the
+        cutoff of the incumbent when the pair starts, which is valid whatever the others find
+        later (a smaller incumbent only lowers the cutoff). A pair left unsettled stops the
+        hand-out, as in the serial order (it had all the time left, or its round limit stopped
+        it), and the pairs still running are waited for. Which pairs get solved, and so the
+        incumbent reached when the time runs out, depends on the order in which they finish;
+        a complete run's optimum does not.
+
+        Spawned processes import the caller's main module again, which fails when it has no
+        file (a script piped to ``python -``), and a daemonic process may not start any: the
+        pairs are then solved here, one after another.
+        """
+        main = getattr(sys.modules.get("__main__"), "__file__", None)
+        if (main is not None and not os.path.exists(main)) or current_process().daemon:
+            return False
+        running: dict[Future[PairOutcome], tuple[CapacityPoint, PairTask]] = {}
+        handing_out = True
+        try:
+            with ProcessPoolExecutor(
+                max_workers=self.options.threads,
+                mp_context=get_context("spawn"),
+                initializer=_start_worker,
+                initargs=(self.solver,),
+            ) as pool:
+                while True:
+                    while handing_out and len(running) < self.options.threads and not _passed(deadline):
+                        point = self._next([point for point, _ in running.values()])
+                        if point is None:
+                            break
+                        task = self._task(point, deadline)
+                        running[pool.submit(_solve_in_worker, task)] = (point, task)
+                    if not running:
+                        return True
+                    done, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        point, task = running.pop(future)
+                        handing_out = self._apply(point, task, future.result()) and handing_out
+        except BrokenProcessPool:
+            return self.solved > 0
+
+
+class PairSolver:
+    """Solves one pair's fixed-capacity problem with its cutoff (a copy lives in each worker process).
+
+    Parameters
+    ----------
+    instance
+        The co-exploration instance.
+    options
+        Threads and seed of each solve (its time limit comes with each task).
+    budget, rounds
+        Column budget and round limit of each fixed-capacity problem.
+    columns
+        The co-exploration instance's enumeration, which each pair's columns are filtered from.
+    backend
+        The linear backend of each pair's MILP over its table.
+    """
+
+    def __init__(
+        self,
+        instance: PartitionInstance,
+        options: SolveOptions,
+        budget: int,
+        rounds: int,
+        columns: ColumnSet,
+        backend: str,
+    ) -> None:
+        self.instance = instance
+        self.options = options
+        self.budget = budget
+        self.rounds = rounds
+        self.columns = columns
+        self.backend = backend
+
+    def fixed(self, act_bytes: int, weight_bytes: int) -> PartitionInstance:
+        """The fixed-capacity instance of a pair."""
+        weights = () if self.instance.shared else (weight_bytes,)
+        return dataclasses.replace(self.instance, act_candidates_bytes=(act_bytes,), weight_candidates_bytes=weights)
+
+    def pair_columns(self, fixed: PartitionInstance) -> ColumnSet:
+        """The columns of the co-exploration enumeration that fit a pair's instance ``fixed``: all of
+        the pair's, or (the enumeration stopped early) all those of fewer layers than it listed."""
+        fitting = tuple(column for column in self.columns.columns if fixed.fits_largest(column.cost))
+        return dataclasses.replace(self.columns, columns=fitting)
+
+    def solve(self, task: PairTask) -> PairOutcome:
+        """The pair's table from its columns, with the cutoff (:func:`partition_branch.prepare`),
+        solved by the MILP over it; the bound it proves of :math:`E^*(p)`, and its best partition."""
         start = time.perf_counter()
-        limit = None if deadline is None else max(deadline - start, 1e-3)
-        options = dataclasses.replace(self.options, time_limit_s=limit)
-        run = self._prepare(fixed, options, self._moved(point, fixed), start, cutoff)
+        fixed = self.fixed(task.act_bytes, task.weight_bytes)
+        options = dataclasses.replace(self.options, time_limit_s=task.limit_s)
+        warm, _ = checked_warm_start(fixed, task.warm)
+        run = partition_branch.prepare(
+            fixed, options, warm, self.budget, start, self.rounds, task.cutoff, listed=self.pair_columns(fixed)
+        )
         milp = PartitionMilp(run.table)
         start_values = milp.start(run.warm) if run.warm else None
         answer = solve(milp.model, self.backend, run.solver_options(options), start_values)
@@ -334,27 +497,85 @@ class CapacityDecomposition:
         if answer.values is not None:
             found.append(milp.decode(answer.values))
         best = min(found, key=run.table.objective, default=None)
-        self.solved += 1
         if run.table.complete and answer.bound is not None:
-            floor = cutoff if self.whole_bytes else cutoff * (1 - PRICING_EPS)
+            whole_bytes = self.instance.metric is Metric.EMA
+            floor = task.cutoff if whole_bytes else task.cutoff * (1 - PRICING_EPS)
             lower = min(answer.bound, floor)
         else:
             lower = run.table.column_set.bound if run.table.column_set.bound is not None else -math.inf
-        self._raise(point, lower)
-        point.settled = run.table.complete and answer.status is Status.OPTIMAL
-        result = "no partition"
-        if best is not None:
-            solution = run.table.solution(best)
-            value = self._objective(solution)
-            result = f"{run.table.objective(best):.12g} (objective {value:.12g})"
-            if value < self.upper:
-                self.incumbent, self.upper = solution, value
-        self.log.append(
-            f"{point.act_bytes // 1024}/{point.weight_bytes // 1024} KB: cutoff {cutoff:.12g}, "
-            f"{'settled' if point.settled else 'open'}, best {result}, bound {point.lower:.12g}, "
-            f"{time.perf_counter() - start:.1f} s"
+        return PairOutcome(
+            lower,
+            run.table.complete and answer.status is Status.OPTIMAL,
+            None if best is None else run.table.solution(best),
+            None if best is None else run.table.objective(best),
+            time.perf_counter() - start,
         )
-        return point.settled
+
+
+@dataclass(frozen=True)
+class PairTask:
+    """One pair's solve as the decomposition hands it out.
+
+    Attributes
+    ----------
+    act_bytes, weight_bytes
+        The pair's capacities (``weight_bytes`` 0 with a shared buffer).
+    cutoff
+        :math:`c(p)` at the incumbent when the pair starts.
+    warm
+        The incumbent's subgraphs under the pair's capacities (checked by the solve), or None.
+    limit_s
+        Seconds the solve may take, or None.
+    """
+
+    act_bytes: int
+    weight_bytes: int
+    cutoff: float
+    warm: PartitionSolution | None
+    limit_s: float | None
+
+
+@dataclass(frozen=True)
+class PairOutcome:
+    r"""What one pair's solve proved and found.
+
+    Attributes
+    ----------
+    lower
+        A lower bound of :math:`E^*(p)` (at least :math:`\min(E^*(p), c(p))` when settled).
+    settled
+        Whether the pair's best partition is its optimum, or none is below its cutoff.
+    best
+        The best partition found under the pair, or None.
+    metric
+        Its metric (the fixed-capacity objective), or None.
+    seconds
+        Time the solve took.
+    """
+
+    lower: float
+    settled: bool
+    best: PartitionSolution | None
+    metric: float | None
+    seconds: float
+
+
+_WORKER: PairSolver | None = None
+"""The pair solver of a worker process (:func:`_start_worker`)."""
+
+
+def _start_worker(solver: PairSolver) -> None:
+    global _WORKER
+    _WORKER = solver
+
+
+def _solve_in_worker(task: PairTask) -> PairOutcome:
+    assert _WORKER is not None, "the worker process was not started by _start_worker"
+    return _WORKER.solve(task)
+
+
+def _passed(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() > deadline
 
 
 def decompose(
@@ -368,6 +589,7 @@ def decompose(
     start: float,
     columns: ColumnSet,
     backend: str = "highs",
+    ledger: Ledger | None = None,
 ) -> Prepared:
     """Run the decomposition for a co-exploration instance.
 
@@ -392,6 +614,8 @@ def decompose(
         The :func:`time.perf_counter` value the time limit counts from.
     backend
         The linear backend of the pairs' MILPs.
+    ledger
+        A ledger to start from and write each solved pair to, or None.
 
     Returns
     -------
@@ -404,8 +628,13 @@ def decompose(
     """
     limit = options.time_limit_s
     proof_deadline = None if limit is None else start + (1 - partition_branch.FINAL_SHARE) * limit
-    outcome = CapacityDecomposition(instance, warm, options, budget, rounds, columns, backend).run(proof_deadline)
-    progress = f"capacity decomposition: {outcome.solved} of {outcome.pairs} pairs of candidates solved, " + (
+    decomposition = CapacityDecomposition(instance, warm, options, budget, rounds, columns, backend, ledger)
+    if ledger is not None:
+        restored = "no incumbent" if ledger.incumbent is None else f"its incumbent (objective {ledger.objective:.12g})"
+        notes = [*notes, f"pair ledger {ledger.path}: started from {ledger.provenance()} and {restored}"]
+    outcome = decomposition.run(proof_deadline)
+    at_once = f" ({outcome.workers} at a time)" if outcome.workers > 1 else ""
+    progress = f"capacity decomposition: {outcome.solved} of {outcome.pairs} pairs of candidates solved{at_once}, " + (
         "the others pruned by their bounds, the incumbent proven optimal"
         if outcome.complete
         else f"{outcome.unsettled} below the incumbent still, bound {outcome.bound:.12g}"

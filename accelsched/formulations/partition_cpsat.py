@@ -55,6 +55,7 @@ import math
 import time
 from collections.abc import Sequence
 from fractions import Fraction
+from pathlib import Path
 
 from ortools.sat.python import cp_model
 
@@ -66,6 +67,7 @@ from accelsched.formulations.partition_common import (
     infeasible_result,
     partition_result,
 )
+from accelsched.formulations.partition_ledger import open_ledger
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import DEFAULT_BUDGET
@@ -230,6 +232,7 @@ def solve_cpsat_partition(
     *,
     budget: int = DEFAULT_BUDGET,
     rounds: int = DEFAULT_ROUNDS,
+    ledger: str | Path | None = None,
 ) -> Result[PartitionSolution]:
     """Enumerate the columns, build :class:`PartitionCpSat` and solve it, hinted by a warm start.
 
@@ -248,6 +251,9 @@ def solve_cpsat_partition(
         (:mod:`accelsched.formulations.partition_colgen`) completes the column set.
     rounds
         Largest number of column-generation rounds.
+    ledger
+        With co-exploration, a pair ledger file (:mod:`~accelsched.formulations.partition_ledger`):
+        the capacity decomposition starts from what it holds and writes each solved pair to it.
 
     Returns
     -------
@@ -258,7 +264,7 @@ def solve_cpsat_partition(
     infeasible = infeasible_result(instance, "cpsat", "cpsat")
     if infeasible is not None:
         return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
-    run = prepare(instance, options, warm_start, budget, start, rounds)
+    run = prepare(instance, options, warm_start, budget, start, rounds, ledger=open_ledger(ledger, instance))
     cpsat = PartitionCpSat(run.table)
     hints = cpsat.hints(run.warm) if run.warm else None
     answer = solve_cpsat(cpsat.model, run.solver_options(options), hints, objective_scale=cpsat.scale)

@@ -94,6 +94,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from functools import partial
+from pathlib import Path
 
 from accelsched.formulations.partition_branch import DECOMPOSE_COLUMNS, prepare
 from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS
@@ -103,6 +104,7 @@ from accelsched.formulations.partition_common import (
     infeasible_result,
     partition_result,
 )
+from accelsched.formulations.partition_ledger import open_ledger
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import DEFAULT_BUDGET
@@ -228,6 +230,7 @@ def solve_milp(
     method: str = "milp-highs",
     budget: int = DEFAULT_BUDGET,
     rounds: int = DEFAULT_ROUNDS,
+    ledger: str | Path | None = None,
 ) -> Result[PartitionSolution]:
     """Enumerate the columns, build :class:`PartitionMilp` and solve it with one linear backend.
 
@@ -251,6 +254,9 @@ def solve_milp(
         (:mod:`accelsched.formulations.partition_colgen`) completes the column set.
     rounds
         Largest number of column-generation rounds.
+    ledger
+        With co-exploration, a pair ledger file (:mod:`~accelsched.formulations.partition_ledger`):
+        the capacity decomposition starts from what it holds and writes each solved pair to it.
 
     Returns
     -------
@@ -262,7 +268,15 @@ def solve_milp(
     if infeasible is not None:
         return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
     run = prepare(
-        instance, options, warm_start, budget, start, rounds, decompose_above=DECOMPOSE_COLUMNS, backend=backend
+        instance,
+        options,
+        warm_start,
+        budget,
+        start,
+        rounds,
+        decompose_above=DECOMPOSE_COLUMNS,
+        backend=backend,
+        ledger=open_ledger(ledger, instance),
     )
     milp = PartitionMilp(run.table)
     answer = solve(milp.model, backend, run.solver_options(options), milp.start(run.warm) if run.warm else None)

@@ -290,3 +290,19 @@ def test_a_pair_starts_from_its_own_columns_of_fewer_layers_than_the_enumeration
         assert members <= own and listed.complete is columns.complete
         assert listed.listed_below == columns.listed_below
         assert {m for m in own if len(m) < listed.listed_below or listed.complete} <= members
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_pairs_solved_in_two_processes_reach_the_enumeration_optimum(seed: int) -> None:
+    """With two threads two pairs are solved at once, in spawned processes, and the proof is the same."""
+    instance = instance_of(seed)
+    reference = run("enumerate", instance)
+    assert reference.objective is not None
+    columns = enumerate_columns(instance, BUDGET)
+    outcome = CapacityDecomposition(instance, None, SolveOptions(threads=2), BUDGET, 100, columns).run(None)
+    assert outcome.workers == 2 and outcome.solved >= 2, outcome
+    assert outcome.complete and outcome.unsettled == 0 and same(outcome.bound, reference.objective)
+    assert len(outcome.log) == outcome.solved
+    result = generated("milp-highs", instance, threads=2)  # checked, objective equal to the evaluator's
+    assert result.status is Status.OPTIMAL and same(result.objective, reference.objective)
+    assert "(2 at a time)" in result.stats.native_status

@@ -1,0 +1,232 @@
+r"""A file of what the capacity decomposition proved, so that a long proof can go on in later runs.
+
+The co-exploration proofs of RandWire-A and NasNet take hours per pair of capacity
+candidates (:mod:`accelsched.formulations.partition_capacity`), more than one run of a
+benchmark or one machine session may have. What a solved pair proves does not depend on the
+run: its bound :math:`L(p) \le E^*(p)` on the least metric under the pair holds for the
+instance whatever the incumbent was (a settled pair's bound is
+:math:`\min(E^*(p), c(p)) \le E^*(p)`), and the best partition found stays valid. So a
+*ledger* keeps, per instance, the bound of every pair solved so far and the best partition,
+and a run that opens it starts from them: the pairs' bounds are raised (at the pairs within
+them too) and the partition becomes the incumbent when it is better than the warm start.
+Pairs already settled are then below no incumbent and are not solved again; the others start
+from scratch, with the cutoff of the best incumbent known.
+
+The file is JSON, written again after each solved pair (to a temporary file, then renamed,
+so that a run killed while writing leaves the previous ledger)::
+
+    {"kind": "accelsched partition pair ledger", "version": 1,
+     "instance": "<digest of the instance>", "workload": "randwire_a",
+     "incumbent": {"solution": {...}, "objective": 2848378.35},
+     "pairs": [{"act_bytes": 262144, "weight_bytes": 0, "lower": 1.24e9,
+                "seconds": 2582.8, "code": "1a2b3c4d5e6f"}, ...]}
+
+The instance digest covers the workload, the accelerator, the buffer design, the candidates,
+the metric and alpha: a ledger opened for another instance is refused. The cost model is
+checked through the incumbent: its objective is evaluated again and must equal the recorded
+one, or the ledger is refused (its bounds were proven under another cost model). ``code``
+is the package's fingerprint (:func:`accelsched.fingerprint.code_fingerprint`) when the pair
+was last solved, recorded for provenance only: a bound proven by other code of the same
+cost model is still a bound, and :meth:`Ledger.provenance` says which code proved them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from accelsched.errors import InputError
+from accelsched.problems.partition import PartitionInstance, PartitionSolution, check, evaluate, objective
+
+__all__ = ["LEDGER_KIND", "LEDGER_VERSION", "Ledger", "PairBound", "instance_digest", "open_ledger"]
+
+LEDGER_KIND = "accelsched partition pair ledger"
+LEDGER_VERSION = 1
+OBJECTIVE_TOLERANCE = 1e-9
+"""Relative difference allowed between the incumbent's recorded and recomputed objective."""
+
+
+def instance_digest(instance: PartitionInstance) -> str:
+    """A hash of everything that defines the instance (its dataclass fields, the cost model aside)."""
+    return hashlib.sha256(repr(instance).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class PairBound:
+    """What the solves of one pair proved.
+
+    Attributes
+    ----------
+    act_bytes, weight_bytes
+        The pair's capacities (``weight_bytes`` 0 with a shared buffer).
+    lower
+        A lower bound of :math:`E^*(p)`, the least metric of a partition under the pair.
+    seconds
+        Time spent solving the pair, over every run.
+    code
+        Fingerprint of the code that last solved it.
+    """
+
+    act_bytes: int
+    weight_bytes: int
+    lower: float
+    seconds: float
+    code: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-compatible form."""
+        return {
+            "act_bytes": self.act_bytes,
+            "weight_bytes": self.weight_bytes,
+            "lower": self.lower,
+            "seconds": round(self.seconds, 1),
+            "code": self.code,
+        }
+
+
+class Ledger:
+    """The ledger file of one co-exploration instance.
+
+    Parameters
+    ----------
+    path
+        The JSON file; it need not exist yet (a run then starts it).
+    instance
+        The instance the ledger is for.
+
+    Raises
+    ------
+    InputError
+        The file exists and is not a ledger, is malformed, is for another instance, or its
+        incumbent does not check or evaluate to its recorded objective.
+    """
+
+    def __init__(self, path: str | Path, instance: PartitionInstance) -> None:
+        self.path = Path(path)
+        self.instance = instance
+        self.digest = instance_digest(instance)
+        self.pairs: dict[tuple[int, int], PairBound] = {}
+        self.incumbent: PartitionSolution | None = None
+        self.objective = math.inf
+        if self.path.exists():
+            self._read()
+
+    # ---------------------------------------------------------- reading
+    def _refuse(self, what: str, fix: str = "give another file, or delete this one to start again") -> InputError:
+        return InputError(what, f"pair ledger {self.path}", fix)
+
+    def _read(self) -> None:
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise self._refuse(f"cannot read it as JSON ({exc})") from None
+        if not isinstance(data, dict) or data.get("kind") != LEDGER_KIND:
+            raise self._refuse(f'not a pair ledger (no "kind": {LEDGER_KIND!r})')
+        if data.get("version") != LEDGER_VERSION:
+            raise self._refuse(f"version {data.get('version')!r}, this code reads version {LEDGER_VERSION}")
+        if data.get("instance") != self.digest:
+            raise self._refuse(
+                f"it is for another instance (digest {data.get('instance')!r}, workload {data.get('workload')!r}); "
+                f"this one is {self.digest!r}, workload {self.instance.workload.name!r}"
+            )
+        try:
+            pairs = [_pair_bound(entry) for entry in data["pairs"]]
+            incumbent = data["incumbent"]
+            if incumbent is not None:
+                self._restore_incumbent(PartitionSolution.from_dict(incumbent["solution"]), incumbent["objective"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise self._refuse(f"malformed entry ({type(exc).__name__}: {exc})") from None
+        self.pairs = {(pair.act_bytes, pair.weight_bytes): pair for pair in pairs}
+
+    def _restore_incumbent(self, solution: PartitionSolution, recorded: Any) -> None:
+        if isinstance(recorded, bool) or not isinstance(recorded, int | float):
+            raise ValueError(f"incumbent objective {recorded!r} is not a number")
+        try:
+            check(self.instance, solution)
+        except Exception as exc:  # InfeasibleSolution, or a layer name of another workload
+            raise self._refuse(f"its incumbent is not a valid partition of the instance: {exc}") from None
+        value = objective(self.instance, solution, evaluate(self.instance, solution))
+        if abs(value - recorded) > OBJECTIVE_TOLERANCE * max(1.0, abs(value)):
+            raise self._refuse(
+                f"its incumbent evaluates to {value:.12g}, it recorded {recorded:.12g}: its bounds were proven "
+                "under another cost model"
+            )
+        self.incumbent, self.objective = solution, value
+
+    def provenance(self) -> str:
+        """Which code proved the recorded bounds: ``"3 pairs (code 1a2b..., 5e6f...)"``."""
+        codes = sorted({pair.code for pair in self.pairs.values()})
+        return f"{len(self.pairs)} pairs (code {', '.join(codes)})" if codes else "no pairs"
+
+    # ---------------------------------------------------------- writing
+    def record(self, act_bytes: int, weight_bytes: int, lower: float, seconds: float, code: str) -> None:
+        """Keep the better of a pair's bounds, add its solve time; written by :meth:`save`."""
+        before = self.pairs.get((act_bytes, weight_bytes))
+        if before is not None:
+            lower, seconds = max(lower, before.lower), seconds + before.seconds
+        self.pairs[(act_bytes, weight_bytes)] = PairBound(act_bytes, weight_bytes, lower, seconds, code)
+
+    def offer(self, solution: PartitionSolution, value: float) -> None:
+        """Keep ``solution`` (checked, of co-exploration objective ``value``) when it beats the incumbent."""
+        if value < self.objective:
+            self.incumbent, self.objective = solution, value
+
+    def save(self) -> None:
+        """Write the ledger (a temporary file renamed over it: never half-written)."""
+        incumbent = None
+        if self.incumbent is not None:
+            incumbent = {"solution": self.incumbent.to_dict(), "objective": self.objective}
+        payload = {
+            "kind": LEDGER_KIND,
+            "version": LEDGER_VERSION,
+            "instance": self.digest,
+            "workload": self.instance.workload.name,
+            "incumbent": incumbent,
+            "pairs": [pair.to_dict() for pair in sorted(self.pairs.values(), key=_pair_key)],
+        }
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_name(self.path.name + ".partial")
+        partial.write_text(json.dumps(payload, indent=1) + "\n")
+        os.replace(partial, self.path)
+
+
+def _pair_key(pair: PairBound) -> tuple[int, int]:
+    return pair.act_bytes, pair.weight_bytes
+
+
+def _pair_bound(entry: Mapping[str, Any]) -> PairBound:
+    """A pair's entry, validated: ``ValueError`` or ``KeyError`` naming what is wrong."""
+    act, weight, lower, seconds = (entry[key] for key in ("act_bytes", "weight_bytes", "lower", "seconds"))
+    for key, value in (("act_bytes", act), ("weight_bytes", weight)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"pair field {key} must be a whole number of bytes, got {value!r}")
+    for key, value in (("lower", lower), ("seconds", seconds)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise ValueError(f"pair field {key} must be a finite number, got {value!r}")
+    return PairBound(act, weight, float(lower), float(seconds), str(entry.get("code", "")))
+
+
+def open_ledger(path: str | Path | None, instance: PartitionInstance) -> Ledger | None:
+    """The ledger at ``path`` for a co-exploration instance (None without a path).
+
+    Raises
+    ------
+    InputError
+        The instance has fixed capacities (there are no pairs to keep), or the file is refused
+        (:class:`Ledger`).
+    """
+    if path is None:
+        return None
+    if not instance.co_exploration:
+        raise InputError(
+            "a pair ledger keeps the capacity decomposition of co-exploration, and this instance has fixed capacities",
+            f"pair ledger {path}",
+            "give candidate lists (e.g. capacities=cocco), or leave the ledger out",
+        )
+    return Ledger(path, instance)

@@ -1,0 +1,137 @@
+"""The pair ledger: a run resumed from it reaches the enumeration's optimum without solving settled pairs
+again, and a ledger for another instance, of another cost model or not a ledger at all is refused."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from accelsched.errors import InputError
+from accelsched.formulations.partition_capacity import CapacityDecomposition
+from accelsched.formulations.partition_cpsat import solve_cpsat_partition
+from accelsched.formulations.partition_ledger import LEDGER_KIND, Ledger, instance_digest, open_ledger
+from accelsched.formulations.partition_milp import solve_milp
+from accelsched.problems.base import MethodSpec
+from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
+from accelsched.problems.partition_columns import enumerate_columns
+from accelsched.registry import run_method
+from accelsched.solvers import Result, SolveOptions, Status
+from tests.formulations.partition_helpers import run, same
+from tests.formulations.test_partition_capacity import instance_of
+from tests.formulations.test_partition_colgen import BUDGET
+
+
+def decomposition(instance: PartitionInstance, ledger: Ledger | None, rounds: int = 100) -> CapacityDecomposition:
+    """The decomposition of an instance whose enumeration stops at the small budget."""
+    columns = enumerate_columns(instance, BUDGET)
+    return CapacityDecomposition(instance, None, SolveOptions(), BUDGET, rounds, columns, ledger=ledger)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 7, 8, 9])
+def test_a_run_stopped_early_goes_on_from_its_ledger_to_the_enumeration_optimum(seed: int, tmp_path: Path) -> None:
+    instance = instance_of(seed)
+    reference = run("enumerate", instance).objective
+    assert reference is not None
+    path = tmp_path / "ledger.json"
+    first = decomposition(instance, Ledger(path, instance), rounds=1).run(None)
+    assert not first.complete and first.solved >= 1
+    written = Ledger(path, instance)
+    assert len(written.pairs) == first.solved and written.incumbent is not None
+    assert not path.with_name(path.name + ".partial").exists()
+
+    resumed = decomposition(instance, written)
+    outcome = resumed.run(None)
+    assert outcome.complete and same(outcome.bound, reference)
+    finished = Ledger(path, instance)
+    assert same(finished.objective, reference)
+    again = decomposition(instance, finished)
+    assert not again.open_points() and same(again.upper, reference)  # nothing left to solve
+    outcome = again.run(None)
+    assert outcome.complete and outcome.solved == 0 and same(outcome.bound, reference)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_milp_and_cpsat_methods_share_a_ledger(seed: int, tmp_path: Path) -> None:
+    """``milp-highs`` proves the optimum and leaves it in the ledger; CP-SAT then starts from it and
+    solves no pair again. Both results are checked and equal to the evaluator's value."""
+    instance = instance_of(seed)
+    reference = run("enumerate", instance).objective
+    assert reference is not None
+    path = tmp_path / "ledger.json"
+
+    def solved(name: str, solver: partial[Result[PartitionSolution]]) -> Result[PartitionSolution]:
+        spec = MethodSpec(name, PROBLEM.name, "exact", solver)
+        return run_method(PROBLEM, instance, spec, SolveOptions())
+
+    milp = solved("milp-highs", partial(solve_milp, backend="highs", budget=BUDGET, ledger=path))
+    assert milp.status is Status.OPTIMAL and same(milp.objective, reference)
+    assert f"pair ledger {path}: started from no pairs and no incumbent" in milp.stats.native_status
+    cpsat = solved("cpsat", partial(solve_cpsat_partition, budget=BUDGET, ledger=path))
+    assert cpsat.status is Status.OPTIMAL and same(cpsat.objective, reference)
+    assert "and its incumbent" in cpsat.stats.native_status
+    assert "capacity decomposition: 0 of" in cpsat.stats.native_status
+
+
+def written_ledger(tmp_path: Path) -> tuple[PartitionInstance, Path]:
+    instance = instance_of(1)
+    path = tmp_path / "ledger.json"
+    decomposition(instance, Ledger(path, instance)).run(None)
+    return instance, path
+
+
+def test_a_ledger_for_another_instance_is_refused(tmp_path: Path) -> None:
+    instance, path = written_ledger(tmp_path)
+    other = dataclasses.replace(instance, alpha=instance.alpha * 2 + 0.5)
+    with pytest.raises(InputError, match="for another instance") as caught:
+        Ledger(path, other)
+    assert str(path) in str(caught.value) and instance_digest(other) in str(caught.value)
+
+
+def test_a_ledger_whose_incumbent_evaluates_otherwise_is_refused(tmp_path: Path) -> None:
+    """The cost model is checked through the incumbent: a recorded objective it does not give means
+    the bounds were proven under another cost model."""
+    instance, path = written_ledger(tmp_path)
+    data = json.loads(path.read_text())
+    data["incumbent"]["objective"] *= 1.01
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError, match="another cost model"):
+        Ledger(path, instance)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("not json", "cannot read it as JSON"),
+        (json.dumps({"kind": "something else"}), "not a pair ledger"),
+        (json.dumps({"kind": LEDGER_KIND, "version": 99}), "version 99"),
+    ],
+)
+def test_a_file_that_is_not_a_ledger_is_refused(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "ledger.json"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message):
+        Ledger(path, instance_of(1))
+
+
+@pytest.mark.parametrize(("field", "value"), [("act_bytes", -1), ("lower", "high"), ("seconds", None)])
+def test_a_malformed_pair_is_refused_with_its_field(tmp_path: Path, field: str, value: object) -> None:
+    instance, path = written_ledger(tmp_path)
+    data = json.loads(path.read_text())
+    data["pairs"][0][field] = value
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError, match=field):
+        Ledger(path, instance)
+
+
+def test_a_ledger_needs_a_co_exploration_instance(tmp_path: Path) -> None:
+    instance = instance_of(1)
+    fixed = dataclasses.replace(instance, act_candidates_bytes=instance.act_candidates_bytes[-1:])
+    fixed = dataclasses.replace(fixed, weight_candidates_bytes=fixed.weight_candidates_bytes[-1:])
+    assert not fixed.co_exploration
+    with pytest.raises(InputError, match="fixed capacities"):
+        open_ledger(tmp_path / "ledger.json", fixed)
+    assert open_ledger(None, fixed) is None
