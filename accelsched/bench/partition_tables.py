@@ -5,6 +5,7 @@ Usage::
 
     python -m accelsched.bench.partition_tables fig11  [--workloads vgg16,resnet50,...] [--time-limit 300]
     python -m accelsched.bench.partition_tables coexplore [--workloads resnet50,...] [--time-limit 300]
+        [--designs shared,separate] [--threads 1] [--ledger-dir DIR]
     (both: --out-dir bench/results, --seed 0; the GA runs its published 20 x 500)
 
 Protocol
@@ -26,6 +27,12 @@ each a GA over the partition for fixed capacities: *fixed S / M / L* (the 1st, m
 and last candidate), *grid+GA* (every 8th candidate of each list, a GA limited to 5 s per
 point) and *random+GA* (as many random candidate points, seeded). Their objective is
 the co-exploration objective ``capacity + alpha * energy`` of the best point.
+RandWire-A and NasNet take hours per pair of candidates to prove
+(:mod:`accelsched.formulations.partition_capacity`): ``--threads N`` has the exact models
+solve N pairs at once, and ``--ledger-dir DIR`` keeps what each run proved (every pair's
+bound, the best partition) in a pair ledger per workload and design, which the next run
+with the same directory starts from; ``--designs`` and ``--workloads`` choose the rows, and
+``--merge`` puts them into the committed table.
 
 Every number comes from :func:`accelsched.registry.run_method`: the solution
 passed the problem's ``check`` and was re-evaluated by the shared cost model.
@@ -37,15 +44,19 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from accelsched.errors import InputError
+from accelsched.formulations.partition_ledger import open_ledger
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution, make_instance
@@ -58,6 +69,8 @@ COEXPLORE_WORKLOADS = ("resnet50", "googlenet", "randwire_a", "nasnet")
 HEURISTICS = ("greedy", "dp", "sa", "ga")
 EXACT = "milp-highs"
 COEXPLORE_EXACT = ("milp-highs", "cpsat")
+DESIGN_PRESETS = {"shared": "cocco-simba-shared", "separate": "cocco-simba-separate"}
+DESIGNS = tuple(DESIGN_PRESETS)
 
 
 @dataclass(frozen=True)
@@ -92,10 +105,19 @@ class Row:
 
 
 def _run(
-    instance: PartitionInstance, method: str, options: SolveOptions, warm_start: PartitionSolution | None = None
+    instance: PartitionInstance,
+    method: str,
+    options: SolveOptions,
+    warm_start: PartitionSolution | None = None,
+    ledger: Path | None = None,
 ) -> Result[Any]:
+    """Run a method through the checked entry point (an exact one with its pair ledger, if any)."""
     start = time.perf_counter()
-    result = run_method(PROBLEM, instance, get_method(PROBLEM.name, method), options, warm_start)
+    spec = get_method(PROBLEM.name, method)
+    if ledger is not None:
+        exact: Callable[..., Any] = spec.run  # solve_milp or solve_cpsat_partition: both take a ledger
+        spec = replace(spec, run=partial(exact, ledger=ledger))
+    result = run_method(PROBLEM, instance, spec, options, warm_start)
     print(f"    {method:<12} {result.status.name:<22} {result.objective or float('nan'):>16.6g} "
           f"{time.perf_counter() - start:8.1f} s", flush=True)  # fmt: skip
     return result
@@ -233,16 +255,34 @@ def _decoupled(instance: PartitionInstance, points: list[tuple[int, int]], optio
 
 
 def coexplore(
-    workloads: Sequence[str], options: SolveOptions, small_ga: SolveOptions, out_dir: Path, merge: bool = False
+    workloads: Sequence[str],
+    options: SolveOptions,
+    small_ga: SolveOptions,
+    out_dir: Path,
+    merge: bool = False,
+    *,
+    designs: Sequence[str] = DESIGNS,
+    threads: int = 1,
+    ledger_dir: Path | None = None,
 ) -> list[Row]:
-    """Co-exploration: the exact optimum against the co-exploring and decoupled heuristics."""
+    """Co-exploration: the exact optimum against the co-exploring and decoupled heuristics.
+
+    ``threads``: pairs of candidates the exact models' capacity decomposition solves at once (the
+    heuristics keep one thread, so that their rows do not depend on it). ``ledger_dir``: each
+    workload and design keeps a pair ledger there (``partition_coexplore_<workload>_<design>.json``,
+    :mod:`accelsched.formulations.partition_ledger`), which both exact models start from and add
+    to, so that a later run goes on with the proof.
+    """
     rows: list[Row] = []
     rng = np.random.default_rng(options.seed)
-    for design, preset in (("shared", "cocco-simba-shared"), ("separate", "cocco-simba-separate")):
-        acc = load_accelerator(preset)
+    exact_options = replace(options, threads=threads)
+    for design in designs:
+        acc = load_accelerator(DESIGN_PRESETS[design])
         for name in workloads:
             instance = make_instance(load_workload(name), acc, {"capacities": "cocco", "metric": "energy"})
             print(f"  {name} ({design}): {instance.n_layers} layers", flush=True)
+            ledger = None if ledger_dir is None else ledger_dir / _ledger_name(name, design)
+            open_ledger(ledger, instance)  # a refused ledger stops the run before the heuristics
             results = {method: _run(instance, method, options) for method in ("ga", "sa")}
             acts, weights = instance.act_candidates_bytes, instance.weight_candidates_bytes or (0,)
             fixed_points = {
@@ -263,9 +303,13 @@ def coexplore(
                       f"{found.runtime_s:8.1f} s")  # fmt: skip
             heuristic = [(r.objective, r.solution) for r in results.values()]
             warm = _best_of([*heuristic, *((d.objective, d.solution) for d in decoupled.values())])
-            exact = {method: _run(instance, method, options, warm) for method in COEXPLORE_EXACT}
-            for method, result in (*exact.items(), *results.items()):
-                rows.append(Row.of("coexplore", name, design, method, result, time_limit_s=options.time_limit_s))
+            exact = {method: _run(instance, method, exact_options, warm, ledger) for method in COEXPLORE_EXACT}
+            detail: dict[str, Any] = {"time_limit_s": options.time_limit_s}
+            for method, result in exact.items():
+                more = {"threads": threads} | ({"ledger": ledger.as_posix()} if ledger else {})
+                rows.append(Row.of("coexplore", name, design, method, result, **detail, **more))
+            for method, result in results.items():
+                rows.append(Row.of("coexplore", name, design, method, result, **detail))
             for label, found in decoupled.items():
                 finite = found.objective if found.solution else None
                 rows.append(Row("coexplore", name, design, label, "FEASIBLE" if finite else "INFEASIBLE", finite,
@@ -275,6 +319,11 @@ def coexplore(
     rows = _merged(rows, stem) if merge else rows
     _write(rows, stem, _coexplore_markdown(rows, options), options)
     return rows
+
+
+def _ledger_name(workload: str, design: str) -> str:
+    """The pair ledger's file name of a row (a workload spec such as ``random:12:3`` made file-safe)."""
+    return f"partition_coexplore_{re.sub(r'[^A-Za-z0-9_.-]', '-', workload)}_{design}.json"
 
 
 def _coexplore_markdown(rows: list[Row], options: SolveOptions) -> str:
@@ -401,7 +450,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--merge", action="store_true", help="replace only these workloads' rows in the existing results file"
     )
+    parser.add_argument(
+        "--designs", default=",".join(DESIGNS), help="coexplore: comma-separated buffer designs (shared, separate)"
+    )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="coexplore: pairs of candidates the exact models solve at once"
+    )
+    parser.add_argument(
+        "--ledger-dir", default=None, help="coexplore: keep a pair ledger per workload and design here, to resume"
+    )
     args = parser.parse_args(argv)
+    designs = tuple(d for d in args.designs.split(",") if d)
+    unknown = sorted(set(designs) - set(DESIGNS))
+    if unknown or not designs:
+        parser.error(f"--designs: unknown {unknown or 'empty list'}; choose from {', '.join(DESIGNS)}")
+    if args.threads < 1:
+        parser.error(f"--threads: {args.threads}; give at least 1")
     options = SolveOptions(time_limit_s=args.time_limit, seed=args.seed)
     out_dir = Path(args.out_dir)
     if args.merge and args.table != "render":
@@ -417,7 +481,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         small = SolveOptions(time_limit_s=min(args.time_limit, 5.0), seed=args.seed)
         workloads = args.workloads.split(",") if args.workloads else COEXPLORE_WORKLOADS
-        coexplore(workloads, options, small, out_dir, args.merge)
+        ledger_dir = None if args.ledger_dir is None else Path(args.ledger_dir)
+        try:
+            coexplore(
+                workloads,
+                options,
+                small,
+                out_dir,
+                args.merge,
+                designs=designs,
+                threads=args.threads,
+                ledger_dir=ledger_dir,
+            )
+        except InputError as exc:  # a ledger refused: for another instance, or not a ledger
+            parser.exit(2, f"{parser.prog}: error: {exc.one_line()}\n")
     return 0
 
 

@@ -9,9 +9,14 @@ from pathlib import Path
 import pytest
 
 from accelsched.bench import partition_tables
-from accelsched.solvers import SolveOptions
+from accelsched.formulations import partition_milp
+from accelsched.hardware import load_accelerator
+from accelsched.models.registry import load_workload
+from accelsched.problems.partition import make_instance
+from accelsched.solvers import SolveOptions, Status
 
 OPTIONS = SolveOptions(time_limit_s=20, seed=0)
+COCCO_ENERGY = {"capacities": "cocco", "metric": "energy"}
 
 
 @pytest.fixture(scope="module")
@@ -143,3 +148,52 @@ def test_the_warm_start_is_the_least_objective_with_a_solution() -> None:
     a, b = object(), object()
     assert partition_tables._best_of([(3.0, a), (None, b), (2.0, None), (2.5, b)]) is b  # type: ignore[list-item]
     assert partition_tables._best_of([(1.0, None)]) is None
+
+
+def test_an_exact_row_keeps_its_pair_ledger_for_the_next_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exact rows pass their ledger to the method: it writes the decomposition's incumbent (and
+    pairs, none here: the least capacity holds this small workload), and a second run starts from it.
+    The MILP's table is decomposed here whatever its size; the pairs' part, and CP-SAT's (which
+    decomposes incomplete tables only), are tested in test_partition_ledger."""
+    monkeypatch.setattr(partition_milp, "DECOMPOSE_COLUMNS", 0)
+    method = "milp-highs"
+    instance = make_instance(load_workload("random:6:2"), load_accelerator("cocco-simba-shared"), COCCO_ENERGY)
+    path = tmp_path / partition_tables._ledger_name("random:6:2", "shared")
+    assert path.name == "partition_coexplore_random-6-2_shared.json"
+    first = partition_tables._run(instance, method, OPTIONS, None, path)
+    assert first.status is Status.OPTIMAL
+    recorded = json.loads(path.read_text())
+    assert recorded["incumbent"] is not None and "started from no pairs and no incumbent" in first.stats.native_status
+    second = partition_tables._run(instance, method, OPTIONS, None, path)
+    assert second.status is Status.OPTIMAL and second.objective == first.objective
+    assert f"pair ledger {path}: started from" in second.stats.native_status
+    assert "and its incumbent (objective" in second.stats.native_status
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--designs", "shared,huge"], "--designs: unknown ['huge']"),
+        (["--threads", "0"], "--threads: 0"),
+    ],
+)
+def test_coexplore_refuses_bad_designs_and_threads(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as caught:
+        partition_tables.main(["coexplore", *argv])
+    assert caught.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_coexplore_refuses_a_ledger_of_another_instance_before_running(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledgers = tmp_path / "ledgers"
+    ledgers.mkdir()
+    (ledgers / "partition_coexplore_random-4-2_shared.json").write_text('{"kind": "something else"}')
+    argv = ["coexplore", "--workloads", "random:4:2", "--designs", "shared", "--out-dir", str(tmp_path)]
+    with pytest.raises(SystemExit) as caught:
+        partition_tables.main([*argv, "--ledger-dir", str(ledgers)])
+    err = capsys.readouterr().err
+    assert caught.value.code == 2 and "not a pair ledger" in err and "Traceback" not in err
+    assert not (tmp_path / "partition_coexplore.json").exists()  # nothing written
