@@ -393,7 +393,7 @@ class CapacityDecomposition:
         )
 
     def _run_in_processes(self, deadline: float | None) -> bool:
-        """Keep ``options.threads`` pairs solving in spawned processes; False when none can start.
+        """Keep ``options.threads`` pairs solving in spawned processes; False when they cannot start or break.
 
         Each process receives the instance and the enumeration once, and a task per pair: the
         cutoff of the incumbent when the pair starts, which is valid whatever the others find
@@ -405,7 +405,8 @@ class CapacityDecomposition:
 
         Spawned processes import the caller's main module again, which fails when it has no
         file (a script piped to ``python -``), and a daemonic process may not start any: the
-        pairs are then solved here, one after another.
+        pairs are then solved here, one after another, as are those left open when a process
+        dies (the pool is then broken).
         """
         main = getattr(sys.modules.get("__main__"), "__file__", None)
         if (main is not None and not os.path.exists(main)) or current_process().daemon:
@@ -432,8 +433,10 @@ class CapacityDecomposition:
                     for future in done:
                         point, task = running.pop(future)
                         handing_out = self._apply(point, task, future.result()) and handing_out
-        except BrokenProcessPool:
-            return self.solved > 0
+        except (
+            BrokenProcessPool
+        ):  # the pairs it was solving are still open: solved here unless the hand-out had stopped
+            return not handing_out
 
 
 class PairSolver:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 import time
 from typing import Any
 
@@ -306,3 +307,15 @@ def test_pairs_solved_in_two_processes_reach_the_enumeration_optimum(seed: int) 
     result = generated("milp-highs", instance, threads=2)  # checked, objective equal to the evaluator's
     assert result.status is Status.OPTIMAL and same(result.objective, reference.objective)
     assert "(2 at a time)" in result.stats.native_status
+
+
+def test_pairs_are_solved_here_when_no_process_can_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A main module without a file (a script piped to ``python -``) cannot be imported by spawned
+    processes: the pairs are then solved one after another, with the same proof."""
+    monkeypatch.setattr(sys.modules["__main__"], "__file__", "/nonexistent/piped-script.py", raising=False)
+    instance = instance_of(2)
+    reference = run("enumerate", instance).objective
+    columns = enumerate_columns(instance, BUDGET)
+    outcome = CapacityDecomposition(instance, None, SolveOptions(threads=2), BUDGET, 100, columns).run(None)
+    assert outcome.workers == 1 and outcome.solved >= 1
+    assert reference is not None and outcome.complete and same(outcome.bound, reference)
