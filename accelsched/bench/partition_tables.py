@@ -43,8 +43,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import platform
 import re
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -56,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from accelsched.errors import InputError
+from accelsched.formulations import partition_capacity
 from accelsched.formulations.partition_ledger import open_ledger
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
@@ -438,6 +441,16 @@ def _cpus() -> int:
     return os.cpu_count() or 1
 
 
+def _show_pairs() -> None:
+    """Print each pair of candidates of the exact models' capacity decomposition as it starts and ends."""
+    logger = logging.getLogger(partition_capacity.__name__)
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stdout)
+        handler.setFormatter(logging.Formatter("      %(asctime)s %(message)s", "%H:%M:%S"))
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one table and write it."""
     parser = argparse.ArgumentParser(prog="python -m accelsched.bench.partition_tables", description=__doc__)
@@ -482,6 +495,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         small = SolveOptions(time_limit_s=min(args.time_limit, 5.0), seed=args.seed)
         workloads = args.workloads.split(",") if args.workloads else COEXPLORE_WORKLOADS
         ledger_dir = None if args.ledger_dir is None else Path(args.ledger_dir)
+        _show_pairs()
         try:
             coexplore(
                 workloads,

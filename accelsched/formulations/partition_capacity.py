@@ -91,6 +91,7 @@ and the single layers, so that the models do not face the whole table in the tim
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import os
 import sys
@@ -125,6 +126,10 @@ __all__ = [
 
 LOG_LINES = 12
 """Lines of the pairs' log that go into a result's note."""
+
+LOGGER = logging.getLogger(__name__)
+"""Each pair as it starts and ends, at INFO (silent unless a caller shows it: the long runs of
+``partition_tables coexplore`` do)."""
 
 
 @dataclass
@@ -328,7 +333,16 @@ class CapacityDecomposition:
                 self.incumbent, act_capacity_bytes=point.act_bytes, weight_capacity_bytes=point.weight_bytes
             )
         limit = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        return PairTask(point.act_bytes, point.weight_bytes, self.cutoff(point), moved, limit)
+        task = PairTask(point.act_bytes, point.weight_bytes, self.cutoff(point), moved, limit)
+        LOGGER.info(
+            "pair %d/%d KB starts: floor %.7g, cutoff %.7g, %d open",
+            point.act_bytes // 1024,
+            point.weight_bytes // 1024,
+            self.floor(point),
+            task.cutoff,
+            len(self.open_points()),
+        )
+        return task
 
     def _apply(self, point: CapacityPoint, task: PairTask, outcome: PairOutcome) -> bool:
         """Record a pair's outcome (its bound, within it too; a better incumbent); whether it was settled."""
@@ -348,6 +362,13 @@ class CapacityDecomposition:
             f"{point.act_bytes // 1024}/{point.weight_bytes // 1024} KB: cutoff {task.cutoff:.12g}, "
             f"{'settled' if outcome.settled else 'open'}, best {result}, bound {point.lower:.12g}, "
             f"{outcome.seconds:.1f} s"
+        )
+        LOGGER.info(
+            "pair %s; incumbent %.7g, bound %.7g, %d open",
+            self.log[-1],
+            self.upper,
+            self.bound(),
+            len(self.open_points()),
         )
         return outcome.settled
 

@@ -10,6 +10,7 @@ table filtered from it."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import sys
 import time
@@ -319,3 +320,15 @@ def test_pairs_are_solved_here_when_no_process_can_start(monkeypatch: pytest.Mon
     outcome = CapacityDecomposition(instance, None, SolveOptions(threads=2), BUDGET, 100, columns).run(None)
     assert outcome.workers == 1 and outcome.solved >= 1
     assert reference is not None and outcome.complete and same(outcome.bound, reference)
+
+
+def test_each_pair_is_logged_as_it_starts_and_ends(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger=partition_capacity.LOGGER.name)
+    instance = instance_of(1)
+    columns = enumerate_columns(instance, BUDGET)
+    outcome = CapacityDecomposition(instance, None, SolveOptions(), BUDGET, 100, columns).run(None)
+    messages = [record.getMessage() for record in caplog.records]
+    starts = [m for m in messages if " starts: floor " in m]
+    ends = [m for m in messages if ": cutoff " in m and " open" in m]
+    assert len(starts) == len(ends) == outcome.solved >= 1
+    assert ends[-1].startswith(f"pair {outcome.log[-1]}; incumbent ")
