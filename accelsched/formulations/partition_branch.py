@@ -88,6 +88,7 @@ import itertools
 import math
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 
@@ -407,6 +408,7 @@ def prepare(
     backend: str = "highs",
     listed: ColumnSet | None = None,
     ledger: Ledger | None = None,
+    seeds: Sequence[Sequence[int]] = (),
 ) -> Prepared:
     """Check the warm start, list the columns, build the table; generate columns when the list stops early.
 
@@ -432,7 +434,10 @@ def prepare(
     their own; CP-SAT's method has none and leaves HiGHS). ``listed``: the instance's
     columns when they are known already (the decomposition's pairs), in place of the
     enumeration. ``ledger``: the decomposition starts from it and writes each solved pair
-    to it (:mod:`~accelsched.formulations.partition_ledger`).
+    to it (:mod:`~accelsched.formulations.partition_ledger`). ``seeds``: subgraphs (layer
+    indices, each a valid column of the instance) that column generation starts from beside
+    the smallest listed columns: those an earlier solve of the same pair or of a pair within
+    it generated.
     Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
     set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
     takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
@@ -449,7 +454,7 @@ def prepare(
         kept = tuple(sorted(smallest[:MASTER_COLUMNS], key=attrgetter("members")))
         below = min(columns.listed_below, len(smallest[MASTER_COLUMNS].members))
         master = dataclasses.replace(columns, columns=kept, listed_below=below)
-    table = VariantTable(instance, master, warm.indices(instance) if warm else ())
+    table = VariantTable(instance, master, [*(warm.indices(instance) if warm else ()), *seeds])
     assignment = table.assignment(warm) if warm else None
     if assignment is not None:
         notes = [f"{note} (objective {table.objective(assignment):.12g})"]

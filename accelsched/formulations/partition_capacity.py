@@ -73,6 +73,11 @@ whose solve stops unsettled ends the run: it had all the time left (or its round
 stopped it, which would stop the next pair's too). The warm start
 (and each better partition) moves to the pair being solved when its subgraphs fit it.
 
+A pair starts its column generation from the subgraphs generated for the pairs within it
+already solved (they fit it), beside its smallest listed columns, and a pair solved
+in an earlier run from those its solve generated then
+(:mod:`~accelsched.formulations.partition_ledger`).
+
 The pairs are independent given :math:`U`, so with ``threads`` above 1
 (:class:`~accelsched.solvers.SolveOptions`) that many are solved at once, each in a process
 of its own with one thread: the open pairs of least bound not already running, each with the
@@ -110,7 +115,7 @@ from accelsched.formulations.partition_common import Prepared, VariantTable, che
 from accelsched.formulations.partition_ledger import Ledger, instance_digest
 from accelsched.formulations.partition_milp import PartitionMilp
 from accelsched.problems.partition import Metric, PartitionInstance, PartitionSolution
-from accelsched.problems.partition_columns import ColumnSet
+from accelsched.problems.partition_columns import ColumnSet, mask_of
 from accelsched.solvers import SolveOptions, Status, solve
 
 __all__ = [
@@ -258,6 +263,8 @@ class CapacityDecomposition:
         self.log: list[str] = []
         self.solved = 0
         self.ledger = ledger
+        self.generated: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
+        """The subgraphs each solved pair's column generation found (:attr:`PairOutcome.generated`)."""
         self.code = code_fingerprint() if ledger is not None else ""
         """The code's fingerprint, recorded with each pair in the ledger."""
         if ledger is not None:
@@ -333,7 +340,7 @@ class CapacityDecomposition:
                 self.incumbent, act_capacity_bytes=point.act_bytes, weight_capacity_bytes=point.weight_bytes
             )
         limit = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        task = PairTask(point.act_bytes, point.weight_bytes, self.cutoff(point), moved, limit)
+        task = PairTask(point.act_bytes, point.weight_bytes, self.cutoff(point), moved, limit, self._seeds(point))
         LOGGER.info(
             "pair %d/%d KB starts: floor %.7g, cutoff %.7g, %d open",
             point.act_bytes // 1024,
@@ -344,9 +351,22 @@ class CapacityDecomposition:
         )
         return task
 
+    def _seeds(self, point: CapacityPoint) -> tuple[tuple[int, ...], ...]:
+        """The subgraphs generated for the pair by earlier runs (its ledger) and for the pairs within
+        it by this one: they fit it (a subgraph that fits a pair fits every pair above it)."""
+        found = [] if self.ledger is None else [self.ledger.columns.get((point.act_bytes, point.weight_bytes), ())]
+        found += [columns for (act, weight), columns in self.generated.items() if act <= point.act_bytes
+                  and weight <= point.weight_bytes]  # fmt: skip
+        seen: dict[int, tuple[int, ...]] = {}
+        for columns in found:
+            for members in columns:
+                seen.setdefault(mask_of(members), members)
+        return tuple(seen.values())
+
     def _apply(self, point: CapacityPoint, task: PairTask, outcome: PairOutcome) -> bool:
         """Record a pair's outcome (its bound, within it too; a better incumbent); whether it was settled."""
         self.solved += 1
+        self.generated[point.act_bytes, point.weight_bytes] = outcome.generated
         self._raise(point, outcome.lower)
         point.settled = point.settled or outcome.settled
         result = "no partition"
@@ -356,7 +376,8 @@ class CapacityDecomposition:
             if value < self.upper:
                 self.incumbent, self.upper = outcome.best, value
         if self.ledger is not None:
-            self.ledger.record(point.act_bytes, point.weight_bytes, point.lower, outcome.seconds, self.code)
+            columns = () if outcome.settled else outcome.generated  # to start from when solved again
+            self.ledger.record(point.act_bytes, point.weight_bytes, point.lower, outcome.seconds, self.code, columns)
             self._write_ledger()
         self.log.append(
             f"{point.act_bytes // 1024}/{point.weight_bytes // 1024} KB: cutoff {task.cutoff:.12g}, "
@@ -511,8 +532,9 @@ class PairSolver:
         fixed = self.fixed(task.act_bytes, task.weight_bytes)
         options = dataclasses.replace(self.options, time_limit_s=task.limit_s)
         warm, _ = checked_warm_start(fixed, task.warm)
+        listed = self.pair_columns(fixed)
         run = partition_branch.prepare(
-            fixed, options, warm, self.budget, start, self.rounds, task.cutoff, listed=self.pair_columns(fixed)
+            fixed, options, warm, self.budget, start, self.rounds, task.cutoff, listed=listed, seeds=task.seeds
         )
         milp = PartitionMilp(run.table)
         start_values = milp.start(run.warm) if run.warm else None
@@ -533,6 +555,7 @@ class PairSolver:
             None if best is None else run.table.solution(best),
             None if best is None else run.table.objective(best),
             time.perf_counter() - start,
+            () if listed.complete else _generated(run.table, listed),
         )
 
 
@@ -550,6 +573,9 @@ class PairTask:
         The incumbent's subgraphs under the pair's capacities (checked by the solve), or None.
     limit_s
         Seconds the solve may take, or None.
+    seeds
+        Subgraphs (layer indices) the pair's column generation starts from: those generated by
+        earlier solves of the pair (its ledger) and of pairs within it, which fit it.
     """
 
     act_bytes: int
@@ -557,6 +583,7 @@ class PairTask:
     cutoff: float
     warm: PartitionSolution | None
     limit_s: float | None
+    seeds: tuple[tuple[int, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -575,6 +602,9 @@ class PairOutcome:
         Its metric (the fixed-capacity objective), or None.
     seconds
         Time the solve took.
+    generated
+        The subgraphs of its table that were not among the pair's listed columns: those
+        column generation found (and the warm start's, the seeds).
     """
 
     lower: float
@@ -582,6 +612,17 @@ class PairOutcome:
     best: PartitionSolution | None
     metric: float | None
     seconds: float
+    generated: tuple[tuple[int, ...], ...] = ()
+
+
+def _generated(table: VariantTable, listed: ColumnSet) -> tuple[tuple[int, ...], ...]:
+    """The subgraphs of more than one layer in ``table`` that are not columns of ``listed``."""
+    known = {mask_of(column.members) for column in listed.columns}
+    return tuple(
+        tuple(column.members)
+        for column in table.columns
+        if len(column.members) > 1 and mask_of(column.members) not in known
+    )
 
 
 _WORKER: PairSolver | None = None

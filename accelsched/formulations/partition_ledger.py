@@ -9,8 +9,11 @@ instance whatever the incumbent was (a settled pair's bound is
 *ledger* keeps, per instance, the bound of every pair solved so far and the best partition,
 and a run that opens it starts from them: the pairs' bounds are raised (at the pairs within
 them too) and the partition becomes the incumbent when it is better than the warm start.
-Pairs already settled are then below no incumbent and are not solved again; the others start
-from scratch, with the cutoff of the best incumbent known.
+Pairs already settled are then below no incumbent and are not solved again. For each pair
+left open the ledger also keeps the subgraphs its last solve generated, and its next solve
+starts its column generation from them (with the cutoff of the best incumbent known): the
+climb of the master's LP, most of a pair's time, is not repeated, only the proof of the
+bound (the exact pricing at the new master's duals).
 
 The file is JSON, written again after each solved pair (to a temporary file, then renamed,
 so that a run killed while writing leaves the previous ledger)::
@@ -19,7 +22,8 @@ so that a run killed while writing leaves the previous ledger)::
      "instance": "<digest of the instance>", "workload": "randwire_a",
      "incumbent": {"solution": {...}, "objective": 2848378.35},
      "pairs": [{"act_bytes": 262144, "weight_bytes": 0, "lower": 1.24e9,
-                "seconds": 2582.8, "code": "1a2b3c4d5e6f"}, ...]}
+                "seconds": 2582.8, "code": "1a2b3c4d5e6f",
+                "columns": [[3, 4, 7], ...]}, ...]}
 
 The instance digest covers the workload, the accelerator, the buffer design, the candidates,
 the metric and alpha: a ledger opened for another instance is refused. The cost model is
@@ -42,7 +46,14 @@ from pathlib import Path
 from typing import Any
 
 from accelsched.errors import InputError
-from accelsched.problems.partition import PartitionInstance, PartitionSolution, check, evaluate, objective
+from accelsched.problems.partition import (
+    PartitionInstance,
+    PartitionSolution,
+    check,
+    evaluate,
+    objective,
+    weakly_connected,
+)
 
 __all__ = ["LEDGER_KIND", "LEDGER_VERSION", "Ledger", "PairBound", "instance_digest", "open_ledger"]
 
@@ -112,6 +123,8 @@ class Ledger:
         self.instance = instance
         self.digest = instance_digest(instance)
         self.pairs: dict[tuple[int, int], PairBound] = {}
+        self.columns: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
+        """Per pair left open, the subgraphs its last solve generated (its next solve starts from them)."""
         self.incumbent: PartitionSolution | None = None
         self.objective = math.inf
         if self.path.exists():
@@ -137,12 +150,32 @@ class Ledger:
             )
         try:
             pairs = [_pair_bound(entry) for entry in data["pairs"]]
+            self.columns = {
+                (entry["act_bytes"], entry["weight_bytes"]): self._subgraphs(entry.get("columns", []))
+                for entry in data["pairs"]
+                if entry.get("columns")
+            }
             incumbent = data["incumbent"]
             if incumbent is not None:
                 self._restore_incumbent(PartitionSolution.from_dict(incumbent["solution"]), incumbent["objective"])
         except (KeyError, TypeError, ValueError) as exc:
             raise self._refuse(f"malformed entry ({type(exc).__name__}: {exc})") from None
         self.pairs = {(pair.act_bytes, pair.weight_bytes): pair for pair in pairs}
+
+    def _subgraphs(self, columns: Any) -> tuple[tuple[int, ...], ...]:
+        """A pair's recorded subgraphs, validated: ``ValueError`` naming the first bad one."""
+        if not isinstance(columns, list):
+            raise ValueError(f"pair field columns must be a list of subgraphs, got {type(columns).__name__}")
+        n = self.instance.n_layers
+        kept = []
+        for members in columns:
+            valid = isinstance(members, list) and members and len(set(members)) == len(members)
+            if not valid or not all(type(i) is int and 0 <= i < n for i in members):
+                raise ValueError(f"pair field columns: {members!r} is not a set of layer indices in [0, {n})")
+            if not weakly_connected(self.instance, set(members)):
+                raise ValueError(f"pair field columns: {members!r} is not a weakly connected subgraph")
+            kept.append(tuple(sorted(members)))
+        return tuple(kept)
 
     def _restore_incumbent(self, solution: PartitionSolution, recorded: Any) -> None:
         if isinstance(recorded, bool) or not isinstance(recorded, int | float):
@@ -165,12 +198,23 @@ class Ledger:
         return f"{len(self.pairs)} pairs (code {', '.join(codes)})" if codes else "no pairs"
 
     # ---------------------------------------------------------- writing
-    def record(self, act_bytes: int, weight_bytes: int, lower: float, seconds: float, code: str) -> None:
-        """Keep the better of a pair's bounds, add its solve time; written by :meth:`save`."""
-        before = self.pairs.get((act_bytes, weight_bytes))
+    def record(
+        self,
+        act_bytes: int,
+        weight_bytes: int,
+        lower: float,
+        seconds: float,
+        code: str,
+        columns: tuple[tuple[int, ...], ...] = (),
+    ) -> None:
+        """Keep the better of a pair's bounds, add its solve time, keep the subgraphs its solve generated
+        when it is left open (none when settled); written by :meth:`save`."""
+        key = (act_bytes, weight_bytes)
+        before = self.pairs.get(key)
         if before is not None:
             lower, seconds = max(lower, before.lower), seconds + before.seconds
-        self.pairs[(act_bytes, weight_bytes)] = PairBound(act_bytes, weight_bytes, lower, seconds, code)
+        self.pairs[key] = PairBound(act_bytes, weight_bytes, lower, seconds, code)
+        self.columns[key] = columns
 
     def offer(self, solution: PartitionSolution, value: float) -> None:
         """Keep ``solution`` (checked, of co-exploration objective ``value``) when it beats the incumbent."""
@@ -188,7 +232,10 @@ class Ledger:
             "instance": self.digest,
             "workload": self.instance.workload.name,
             "incumbent": incumbent,
-            "pairs": [pair.to_dict() for pair in sorted(self.pairs.values(), key=_pair_key)],
+            "pairs": [
+                pair.to_dict() | {"columns": [list(members) for members in self.columns.get(_pair_key(pair), ())]}
+                for pair in sorted(self.pairs.values(), key=_pair_key)
+            ],
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         partial = self.path.with_name(self.path.name + ".partial")

@@ -46,6 +46,7 @@ __all__ = [
     "evaluate",
     "make_instance",
     "objective",
+    "weakly_connected",
 ]
 
 KIB = 1024
@@ -283,7 +284,8 @@ class PartitionSolution:
 
 
 # ---------------------------------------------------------------------- rules
-def _weakly_connected(instance: PartitionInstance, members: set[int]) -> bool:
+def weakly_connected(instance: PartitionInstance, members: set[int]) -> bool:
+    """Whether the layers ``members`` (indices, at least one) form a weakly connected subgraph."""
     model = instance.cost_model
     start = next(iter(members))
     seen, stack = {start}, [start]
@@ -327,7 +329,7 @@ def check(instance: PartitionInstance, solution: PartitionSolution) -> None:
     if missing:
         raise InfeasibleSolution(f"layer {missing[0]!r} is in no subgraph ({len(missing)} missing)")
     for k, members in enumerate(solution.indices(instance)):
-        if not _weakly_connected(instance, set(members)):
+        if not weakly_connected(instance, set(members)):
             raise InfeasibleSolution(f"subgraph {k} ({', '.join(solution.subgraphs[k][:4])}...) is not connected")
     for v, ps in enumerate(model.preds):
         for p in ps:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from accelsched.errors import InputError
-from accelsched.formulations.partition_capacity import CapacityDecomposition
+from accelsched.formulations.partition_capacity import CapacityDecomposition, PairOutcome, PairSolver, PairTask
 from accelsched.formulations.partition_cpsat import solve_cpsat_partition
 from accelsched.formulations.partition_ledger import LEDGER_KIND, Ledger, instance_digest, open_ledger
 from accelsched.formulations.partition_milp import solve_milp
@@ -135,3 +135,73 @@ def test_a_ledger_needs_a_co_exploration_instance(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="fixed capacities"):
         open_ledger(tmp_path / "ledger.json", fixed)
     assert open_ledger(None, fixed) is None
+
+
+def test_a_pair_left_open_is_solved_again_from_the_subgraphs_it_generated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopped by its round limit, a pair's generated subgraphs go into the ledger; solved again, it starts
+    from them (its task's seeds), and the resumed run still reaches the enumeration optimum."""
+    instance = instance_of(7)
+    reference = run("enumerate", instance).objective
+    path = tmp_path / "ledger.json"
+    first = decomposition(instance, Ledger(path, instance), rounds=2)
+    first.run(None)
+    written = Ledger(path, instance)
+    kept = {key: columns for key, columns in written.columns.items() if columns}
+    assert kept, "the stopped pair keeps its generated subgraphs"
+    assert all(len(members) > 1 for columns in kept.values() for members in columns)
+    tasks: list[PairTask] = []
+    solve = PairSolver.solve
+
+    def spy(self: PairSolver, task: PairTask) -> PairOutcome:
+        tasks.append(task)
+        return solve(self, task)
+
+    monkeypatch.setattr(PairSolver, "solve", spy)
+    outcome = decomposition(instance, written).run(None)
+    assert reference is not None and outcome.complete and same(outcome.bound, reference)
+    for task in tasks:
+        recorded = set(kept.get((task.act_bytes, task.weight_bytes), ()))
+        assert recorded <= set(task.seeds)
+    assert any((task.act_bytes, task.weight_bytes) in kept for task in tasks)
+    settled = Ledger(path, instance)
+    assert not any(settled.columns.values()), "settled pairs keep no subgraphs"
+
+
+def test_a_pair_starts_from_the_subgraphs_generated_for_the_pairs_within_it() -> None:
+    """Seeds come from the pairs within a pair (their subgraphs fit it), never from those above it."""
+    points = decomposition(instance_of(0), None)
+    low = min(points.points, key=lambda p: (p.act_bytes, p.weight_bytes))
+    high = max(points.points, key=lambda p: (p.act_bytes, p.weight_bytes))
+    assert low.within(high) and not high.within(low)
+    points.generated = {(low.act_bytes, low.weight_bytes): ((0, 1),), (high.act_bytes, high.weight_bytes): ((1, 2),)}
+    assert sorted(points._seeds(high)) == [(0, 1), (1, 2)]
+    assert points._seeds(low) == ((0, 1),)
+
+
+@pytest.mark.parametrize(("columns", "message"), [([[0, 0]], "not a set"), ([[0, 99]], "not a set"), ("x", "list")])
+def test_a_ledger_with_a_bad_subgraph_is_refused(tmp_path: Path, columns: object, message: str) -> None:
+    instance, path = written_ledger(tmp_path)
+    data = json.loads(path.read_text())
+    data["pairs"][0]["columns"] = columns
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError, match=f"columns.*{message}"):
+        Ledger(path, instance)
+
+
+def test_a_ledger_with_a_disconnected_subgraph_is_refused(tmp_path: Path) -> None:
+    instance, path = written_ledger(tmp_path)
+    succs = instance.cost_model.succs
+    preds = instance.cost_model.preds
+    apart = next(
+        (u, v)
+        for u in range(instance.n_layers)
+        for v in range(u + 1, instance.n_layers)
+        if v not in succs[u] and v not in preds[u]
+    )
+    data = json.loads(path.read_text())
+    data["pairs"][0]["columns"] = [list(apart)]
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError, match="not a weakly connected subgraph"):
+        Ledger(path, instance)
