@@ -354,9 +354,9 @@ class CapacityDecomposition:
     def _seeds(self, point: CapacityPoint) -> tuple[tuple[int, ...], ...]:
         """The subgraphs generated for the pair by earlier runs (its ledger) and for the pairs within
         it by this one: they fit it (a subgraph that fits a pair fits every pair above it)."""
-        found = [] if self.ledger is None else [self.ledger.columns.get((point.act_bytes, point.weight_bytes), ())]
-        found += [columns for (act, weight), columns in self.generated.items() if act <= point.act_bytes
-                  and weight <= point.weight_bytes]  # fmt: skip
+        key = (point.act_bytes, point.weight_bytes)
+        found = [] if self.ledger is None else [self.ledger.columns.get(key, ())]
+        found += [columns for (act, weight), columns in self.generated.items() if act <= key[0] and weight <= key[1]]
         seen: dict[int, tuple[int, ...]] = {}
         for columns in found:
             for members in columns:
@@ -475,10 +475,8 @@ class CapacityDecomposition:
                     for future in done:
                         point, task = running.pop(future)
                         handing_out = self._apply(point, task, future.result()) and handing_out
-        except (
-            BrokenProcessPool
-        ):  # the pairs it was solving are still open: solved here unless the hand-out had stopped
-            return not handing_out
+        except BrokenProcessPool:
+            return not handing_out  # its pairs are still open: solved here, unless the hand-out had stopped
 
 
 class PairSolver:
