@@ -239,7 +239,7 @@ class Ledger:
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         partial = self.path.with_name(self.path.name + ".partial")
-        partial.write_text(json.dumps(payload, indent=1) + "\n")
+        partial.write_text(json.dumps(payload, separators=(",", ":")) + "\n")  # compact: thousands of subgraphs
         os.replace(partial, self.path)
 
 
