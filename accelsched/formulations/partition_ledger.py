@@ -36,6 +36,8 @@ cost model is still a bound, and :meth:`Ledger.provenance` says which code prove
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import hashlib
 import json
 import math
@@ -64,8 +66,32 @@ OBJECTIVE_TOLERANCE = 1e-9
 
 
 def instance_digest(instance: PartitionInstance) -> str:
-    """A hash of everything that defines the instance (its dataclass fields, the cost model aside)."""
-    return hashlib.sha256(repr(instance).encode()).hexdigest()[:16]
+    """A hash of everything that defines the instance (its dataclass fields, the cost model aside), the
+    same in every process: sets are sorted (a ``repr`` lists a frozenset of enums in an order that
+    changes with ``PYTHONHASHSEED``)."""
+    text = json.dumps(_canonical(instance), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _canonical(value: Any) -> Any:
+    """``value`` as JSON data that does not depend on the process: dataclass fields shown by their
+    ``repr`` (not the cost model), enums by name, sets and mappings sorted, floats by ``repr``."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: _canonical(getattr(value, f.name)) for f in dataclasses.fields(value) if f.repr}
+        return [type(value).__name__, fields]
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__name__}.{value.name}"
+    if isinstance(value, set | frozenset):
+        return sorted((_canonical(item) for item in value), key=json.dumps)
+    if isinstance(value, Mapping):
+        return sorted(([_canonical(k), _canonical(v)] for k, v in value.items()), key=json.dumps)
+    if isinstance(value, list | tuple):
+        return [_canonical(item) for item in value]
+    if isinstance(value, float):
+        return repr(value)
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    raise TypeError(f"instance_digest: cannot describe a {type(value).__name__} field")
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import subprocess
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -205,3 +208,26 @@ def test_a_ledger_with_a_disconnected_subgraph_is_refused(tmp_path: Path) -> Non
     path.write_text(json.dumps(data))
     with pytest.raises(InputError, match="not a weakly connected subgraph"):
         Ledger(path, instance)
+
+
+DIGEST = """
+from accelsched.formulations.partition_ledger import instance_digest
+from accelsched.hardware import load_accelerator
+from accelsched.models.registry import load_workload
+from accelsched.problems.partition import make_instance
+options = {"capacities": "cocco", "metric": "energy"}
+print(instance_digest(make_instance(load_workload("random:5:1"), load_accelerator("cocco-simba-shared"), options)))
+"""
+
+
+def test_the_instance_digest_is_the_same_in_every_process() -> None:
+    """A ledger is reopened by later runs: its digest must not follow ``PYTHONHASHSEED`` (the preset's
+    frozenset of layer kinds is listed in another order by each process's ``repr``)."""
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", DIGEST], env={**os.environ, "PYTHONHASHSEED": str(seed)}, capture_output=True,
+            text=True, check=True,
+        ).stdout.strip()
+        for seed in (1, 2, 3)
+    }  # fmt: skip
+    assert len(digests) == 1 and len(digests.pop()) == 16
