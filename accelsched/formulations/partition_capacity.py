@@ -108,7 +108,7 @@ from collections.abc import Collection
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from multiprocessing import current_process, get_context
+from multiprocessing import get_context
 
 from accelsched.fingerprint import code_fingerprint
 from accelsched.formulations import partition_branch
@@ -119,6 +119,7 @@ from accelsched.formulations.partition_ledger import Ledger, instance_digest
 from accelsched.formulations.partition_milp import PartitionMilp
 from accelsched.problems.partition import Metric, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import ColumnSet, mask_of
+from accelsched.processes import can_spawn
 from accelsched.solvers import SolveOptions, Status, solve
 
 __all__ = [
@@ -453,8 +454,7 @@ class CapacityDecomposition:
         pairs are then solved here, one after another, as are those left open when a process
         dies (the pool is then broken).
         """
-        main = getattr(sys.modules.get("__main__"), "__file__", None)
-        if (main is not None and not os.path.exists(main)) or current_process().daemon:
+        if not can_spawn():
             return False
         running: dict[Future[PairOutcome], tuple[CapacityPoint, PairTask]] = {}
         handing_out = True

@@ -81,15 +81,13 @@ rejected), as in the paper's comparison.
 from __future__ import annotations
 
 import math
-import os
-import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from functools import partial
-from multiprocessing import current_process, get_context
+from multiprocessing import get_context
 
 import numpy as np
 
@@ -110,6 +108,7 @@ from accelsched.problems.ra_tree import (
     check_structure,
     sequential_tree,
 )
+from accelsched.processes import can_spawn
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 
 __all__ = ["MAX_DRAWS", "METHODS", "SA_OPERATORS", "RATreeSAParams", "in_subspace", "solve_sa"]
@@ -416,8 +415,7 @@ def _in_processes(plans: Sequence[_ChainPlan]) -> list[tuple[list[_ChainOutcome]
     file (a script piped to ``python -``), and a daemonic process (a ``multiprocessing.Pool``
     or Dask worker) may not start any: the chains then run in this process.
     """
-    main = getattr(sys.modules.get("__main__"), "__file__", None)
-    if (main is not None and not os.path.exists(main)) or current_process().daemon:
+    if not can_spawn():
         return None
     try:
         with ProcessPoolExecutor(max_workers=len(plans), mp_context=get_context("spawn")) as pool:

@@ -9,8 +9,8 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
+from accelsched import processes
 from accelsched.errors import InfeasibleSolution
-from accelsched.heuristics import ra_tree_sa
 from accelsched.heuristics.ra_tree_moves import EXTRA_OPERATORS, OPERATORS, neighbour
 from accelsched.heuristics.ra_tree_sa import METHODS, SA_OPERATORS, RATreeSAParams, in_subspace, solve_sa
 from accelsched.problems.ra_tree import PROBLEM, Cut, CutKind, check_structure, parse_tree, sequential_tree
@@ -95,7 +95,7 @@ def test_chains_stay_in_this_process_where_no_process_can_start(monkeypatch: pyt
     inst = small(4, 1, batch=2)
     params = RATreeSAParams(rounds_per_layer=10, chains=1, hot_chains=1)
     alone = solve_sa(inst, SolveOptions(seed=2), params=params)
-    monkeypatch.setattr(ra_tree_sa, "current_process", lambda: SimpleNamespace(daemon=True))
+    monkeypatch.setattr(processes, "current_process", lambda: SimpleNamespace(daemon=True))
     result = solve_sa(inst, SolveOptions(seed=2, threads=2), params=params)
     assert "in one process (the 2 worker processes could not start)" in result.stats.native_status
     assert result.solution == alone.solution
