@@ -183,6 +183,21 @@ def test_a_pair_starts_from_the_subgraphs_generated_for_the_pairs_within_it() ->
     assert points._seeds(low) == ((0, 1),)
 
 
+def test_a_pair_starts_from_the_ledger_subgraphs_of_the_pairs_within_it(tmp_path: Path) -> None:
+    """A pair left open by an earlier run seeds the pairs above it too, and its own subgraphs come first;
+    a pair above it never seeds it."""
+    instance = instance_of(0)
+    ledger = Ledger(tmp_path / "ledger.json", instance)
+    points = decomposition(instance, ledger)
+    ordered = sorted(points.points, key=lambda p: (p.act_bytes, p.weight_bytes))
+    low, high = ordered[0], ordered[-1]
+    assert low.within(high) and not high.within(low)
+    ledger.columns = {(low.act_bytes, low.weight_bytes): ((0, 1),), (high.act_bytes, high.weight_bytes): ((1, 2),)}
+    points.generated = {(low.act_bytes, low.weight_bytes): ((2, 3),)}
+    assert points._seeds(high) == ((1, 2), (0, 1), (2, 3))
+    assert points._seeds(low) == ((0, 1), (2, 3))
+
+
 @pytest.mark.parametrize(("columns", "message"), [([[0, 0]], "not a set"), ([[0, 99]], "not a set"), ("x", "list")])
 def test_a_ledger_with_a_bad_subgraph_is_refused(tmp_path: Path, columns: object, message: str) -> None:
     instance, path = written_ledger(tmp_path)
