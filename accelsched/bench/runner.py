@@ -55,6 +55,7 @@ from accelsched.bench.records import (
 )
 from accelsched.bench.suites import PROBLEM_SUITES, InstanceSpec, ProblemSuites, select
 from accelsched.errors import InputError
+from accelsched.processes import exit_with_parent
 
 __all__ = [
     "RESULTS_FILE",
@@ -249,14 +250,18 @@ def _run_inline(cells: Sequence[Cell]) -> Finished:
         yield cell, run_cell(cell)
 
 
-def _ignore_sigint() -> None:
-    """Worker initializer: Ctrl-C stops the sweep in the parent, which then stops the workers."""
+def _start_worker(parent: int) -> None:
+    """Worker initializer: Ctrl-C stops the sweep in the parent, which then stops the workers; a parent
+    killed outright takes them with it (:func:`~accelsched.processes.exit_with_parent`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent(parent)
 
 
 def _run_processes(cells: Sequence[Cell], workers: int) -> Finished:
     # spawn: a fresh interpreter per worker, never a fork of a process holding solver threads
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), initializer=_ignore_sigint)
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=get_context("spawn"), initializer=_start_worker, initargs=(os.getpid(),)
+    )
     pending: dict[Future[dict[str, Any]], Cell] = {}
     try:
         pending = {pool.submit(run_cell, cell): cell for cell in cells}

@@ -95,14 +95,10 @@ and the single layers, so that the models do not face the whole table in the tim
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import logging
 import math
 import os
-import signal
-import sys
-import threading
 import time
 from collections.abc import Collection
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -119,7 +115,7 @@ from accelsched.formulations.partition_ledger import Ledger, instance_digest
 from accelsched.formulations.partition_milp import PartitionMilp
 from accelsched.problems.partition import Metric, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import ColumnSet, mask_of
-from accelsched.processes import can_spawn
+from accelsched.processes import can_spawn, exit_with_parent
 from accelsched.solvers import SolveOptions, Status, solve
 
 __all__ = [
@@ -636,30 +632,12 @@ _WORKER: PairSolver | None = None
 """The pair solver of a worker process (:func:`_start_worker`)."""
 
 
-ORPHAN_CHECK_S = 1.0
-"""How often a worker process checks that the process that started it is alive."""
-
-
 def _start_worker(solver: PairSolver, parent: int) -> None:
-    """Keep the pair solver of this worker process; exit when ``parent`` dies (:func:`_exit_with`)."""
+    """Keep the pair solver of this worker process; exit when ``parent`` dies
+    (:func:`~accelsched.processes.exit_with_parent`)."""
     global _WORKER
     _WORKER = solver
-    if sys.platform == "linux":  # the kernel kills this process with its parent, even inside a solver call
-        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    threading.Thread(target=_exit_with, args=(parent,), name="exit-with-parent", daemon=True).start()
-
-
-PR_SET_PDEATHSIG = 1
-"""Linux ``prctl`` option: the signal a process receives when its parent dies."""
-
-
-def _exit_with(parent: int) -> None:
-    """Exit this worker once ``parent`` has died. A parent that is killed cannot shut its pool down, and
-    its workers would otherwise solve on, orphaned, for hours (seen: two for 52 minutes). Where the
-    kernel cannot do it at once (not Linux), this thread checks every :data:`ORPHAN_CHECK_S`."""
-    while os.getppid() == parent:
-        time.sleep(ORPHAN_CHECK_S)
-    os._exit(1)
+    exit_with_parent(parent)
 
 
 def _solve_in_worker(task: PairTask) -> PairOutcome:

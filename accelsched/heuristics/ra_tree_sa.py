@@ -81,6 +81,7 @@ rejected), as in the paper's comparison.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -108,7 +109,7 @@ from accelsched.problems.ra_tree import (
     check_structure,
     sequential_tree,
 )
-from accelsched.processes import can_spawn
+from accelsched.processes import can_spawn, exit_with_parent
 from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 
 __all__ = ["MAX_DRAWS", "METHODS", "SA_OPERATORS", "RATreeSAParams", "in_subspace", "solve_sa"]
@@ -418,7 +419,12 @@ def _in_processes(plans: Sequence[_ChainPlan]) -> list[tuple[list[_ChainOutcome]
     if not can_spawn():
         return None
     try:
-        with ProcessPoolExecutor(max_workers=len(plans), mp_context=get_context("spawn")) as pool:
+        with ProcessPoolExecutor(
+            max_workers=len(plans),
+            mp_context=get_context("spawn"),
+            initializer=exit_with_parent,
+            initargs=(os.getpid(),),
+        ) as pool:
             return list(pool.map(_run_plan, plans))
     except BrokenProcessPool:
         return None

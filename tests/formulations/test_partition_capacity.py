@@ -12,10 +12,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -334,66 +332,3 @@ def test_each_pair_is_logged_as_it_starts_and_ends(caplog: pytest.LogCaptureFixt
     ends = [m for m in messages if ": cutoff " in m and " open" in m]
     assert len(starts) == len(ends) == outcome.solved >= 1
     assert ends[-1].startswith(f"pair {outcome.log[-1]}; incumbent ")
-
-
-BUSY_WORKERS = """
-import sys, time
-from accelsched.formulations import partition_capacity
-
-def busy(self, task):  # module level: the spawned workers import this script again and run it
-    time.sleep(600)
-
-partition_capacity.PairSolver.solve = busy
-
-if __name__ == "__main__":
-    sys.path.insert(0, sys.argv[1])
-    from tests.formulations.test_partition_capacity import instance_of
-    from accelsched.problems.partition_columns import enumerate_columns
-    from accelsched.solvers import SolveOptions
-    instance = instance_of(1)
-    columns = enumerate_columns(instance, 12)
-    partition_capacity.CapacityDecomposition(instance, None, SolveOptions(threads=2), 12, 100, columns).run(None)
-"""
-
-
-def _workers_of(parent: int) -> list[int]:
-    """The live pool workers (``spawn_main`` processes) whose parent is ``parent``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            stat = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes()
-        except (OSError, ValueError):
-            continue
-        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
-        if int(ppid) == parent and state != "Z" and b"spawn_main" in command:
-            found.append(int(entry.name))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
-def test_the_workers_exit_when_the_process_that_started_them_is_killed(tmp_path: Path) -> None:
-    """A killed parent cannot shut its pool down: its workers must not solve on, orphaned, for hours."""
-    script = tmp_path / "busy_workers.py"
-    script.write_text(BUSY_WORKERS)
-    root = Path(__file__).resolve().parents[2]
-    parent = subprocess.Popen([sys.executable, str(script), str(root)], cwd=root)
-    try:
-        deadline = time.monotonic() + 60
-        while len(workers := _workers_of(parent.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert len(workers) == 2, "the pool did not start its two workers"
-    finally:
-        parent.kill()
-        parent.wait()
-    deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not any(_alive(pid) for pid in workers)
