@@ -84,6 +84,15 @@ def _parser() -> _Parser:
         if name == "solve":
             p.add_argument("--method", required=True)
             p.add_argument("--warm-start", default=None, metavar="METHOD", help="method whose solution seeds this one")
+            p.add_argument(
+                "--ledger",
+                default=None,
+                metavar="FILE",
+                help=(
+                    "partition co-exploration, exact methods: a pair ledger to resume the capacity decomposition "
+                    "from and record each solved pair in (created if missing)"
+                ),
+            )
         else:
             p.add_argument("--methods", default=None, help="comma-separated methods (default: all of the problem)")
         p.add_argument("--time-limit", type=float, default=None, metavar="S", help="time limit per method, seconds")
@@ -359,6 +368,10 @@ def _cmd_solve_or_gap(args: argparse.Namespace) -> int:
         raise InputError(str(exc), "--time-limit / --seed / --threads") from None
     if args.command == "solve":
         method = get_method(problem.name, args.method)
+        if args.ledger is not None:
+            from accelsched.formulations.partition_ledger import with_ledger
+
+            method = with_ledger(method, args.ledger)
         warm = None
         if args.warm_start:
             warm = run_method(problem, instance, get_method(problem.name, args.warm_start), options).solution

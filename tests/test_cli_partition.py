@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from accelsched.cli import main
+from accelsched.formulations import partition_milp
 
 INSTANCE = ("--workload", "random:7:3", "--hardware", "cocco-simba-separate", "--option", "act_kb=64",
             "--option", "weight_kb=16")  # fmt: skip
@@ -111,3 +112,58 @@ def test_bad_solution_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
     assert code == 1 and "in no subgraph" in err
     code, _, err = run(capsys, "evaluate", "partition", *INSTANCE)
     assert code == 2 and "--solution" in err
+
+
+CO_EXPLORATION = ("--workload", "random:7:3", "--hardware", "cocco-simba-shared", "--option", "capacities=cocco",
+                  "--option", "metric=energy")  # fmt: skip
+
+
+def test_solve_resumes_from_a_pair_ledger(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--ledger`` reaches the capacity decomposition: the first run writes the pairs it solved, the second
+    starts from them and solves none again, at the same (checked) optimum."""
+    monkeypatch.setattr(partition_milp, "DECOMPOSE_COLUMNS", 0)  # decompose this small instance too
+    ledger = tmp_path / "ledger.json"
+    argv = ("solve", "partition", *CO_EXPLORATION, "--method", "milp-highs", "--ledger", str(ledger), "--json")
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and ledger.exists()
+    first = json.loads(out)
+    assert first["status"] == "OPTIMAL" and "started from no pairs" in first["stats"]["native_status"]
+    code, out, _ = run(capsys, *argv)
+    again = json.loads(out)
+    assert code == 0 and again["status"] == "OPTIMAL" and again["objective"] == first["objective"]
+    assert "and its incumbent" in again["stats"]["native_status"]
+    assert "capacity decomposition: 0 of" in again["stats"]["native_status"]
+
+
+@pytest.mark.parametrize(
+    ("method", "options", "message"),
+    [
+        ("ga", CO_EXPLORATION, "method 'ga' (partition) takes no pair ledger"),
+        ("milp-highs", INSTANCE, "this instance has fixed capacities"),
+    ],
+)
+def test_a_ledger_a_run_cannot_use_is_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, method: str, options: tuple[str, ...], message: str
+) -> None:
+    ledger = tmp_path / "ledger.json"
+    code, out, err = run(capsys, "solve", "partition", *options, "--method", method, "--ledger", str(ledger))
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and not out
+    assert not ledger.exists()
+    if method == "ga":
+        assert "use it with milp-highs, milp-cbc, milp-pyomo, cpsat" in err
+
+
+def test_a_ledger_of_another_instance_is_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(partition_milp, "DECOMPOSE_COLUMNS", 0)
+    ledger = tmp_path / "ledger.json"
+    code, _, _ = run(capsys, "solve", "partition", *CO_EXPLORATION, "--method", "milp-highs", "--ledger", str(ledger))
+    assert code == 0
+    written = ledger.read_text()
+    other = [arg.replace("random:7:3", "random:7:4") for arg in CO_EXPLORATION]
+    code, out, err = run(capsys, "solve", "partition", *other, "--method", "cpsat", "--ledger", str(ledger))
+    assert code == 2 and "another instance" in err and len(err.strip().splitlines()) == 1 and not out
+    assert ledger.read_text() == written

@@ -49,9 +49,8 @@ import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +58,7 @@ import numpy as np
 
 from accelsched.errors import InputError
 from accelsched.formulations import partition_capacity
-from accelsched.formulations.partition_ledger import open_ledger
+from accelsched.formulations.partition_ledger import open_ledger, with_ledger
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution, make_instance
@@ -118,8 +117,7 @@ def _run(
     start = time.perf_counter()
     spec = get_method(PROBLEM.name, method)
     if ledger is not None:
-        exact: Callable[..., Any] = spec.run  # solve_milp or solve_cpsat_partition: both take a ledger
-        spec = replace(spec, run=partial(exact, ledger=ledger))
+        spec = with_ledger(spec, ledger)
     result = run_method(PROBLEM, instance, spec, options, warm_start)
     print(f"    {method:<12} {result.status.name:<22} {result.objective or float('nan'):>16.6g} "
           f"{time.perf_counter() - start:8.1f} s", flush=True)  # fmt: skip

@@ -39,15 +39,18 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
+import inspect
 import json
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from accelsched.errors import InputError
+from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import (
     PartitionInstance,
     PartitionSolution,
@@ -57,7 +60,16 @@ from accelsched.problems.partition import (
     weakly_connected,
 )
 
-__all__ = ["LEDGER_KIND", "LEDGER_VERSION", "Ledger", "PairBound", "instance_digest", "open_ledger"]
+__all__ = [
+    "LEDGER_KIND",
+    "LEDGER_VERSION",
+    "Ledger",
+    "PairBound",
+    "instance_digest",
+    "open_ledger",
+    "takes_ledger",
+    "with_ledger",
+]
 
 LEDGER_KIND = "accelsched partition pair ledger"
 LEDGER_VERSION = 1
@@ -303,3 +315,26 @@ def open_ledger(path: str | Path | None, instance: PartitionInstance) -> Ledger 
             "give candidate lists (e.g. capacities=cocco), or leave the ledger out",
         )
     return Ledger(path, instance)
+
+
+def takes_ledger(method: MethodSpec) -> bool:
+    """Whether a method's run takes a pair ledger (the exact models of co-exploration)."""
+    return "ledger" in inspect.signature(method.run).parameters
+
+
+def with_ledger(method: MethodSpec, path: str | Path) -> MethodSpec:
+    """``method`` running with the pair ledger at ``path`` (opened and checked when it runs).
+
+    Raises
+    ------
+    InputError
+        ``method`` takes no ledger (a heuristic, the enumeration): the error names those that do.
+    """
+    if not takes_ledger(method):
+        from accelsched.registry import methods  # the registry imports the formulations
+
+        takers = [name for name, spec in methods(method.problem).items() if takes_ledger(spec)]
+        fix = f"use it with {', '.join(takers)}, or leave the ledger out" if takers else "leave the ledger out"
+        raise InputError(f"method {method.name!r} ({method.problem}) takes no pair ledger", f"pair ledger {path}", fix)
+    run: Callable[..., Any] = method.run  # solve_milp or solve_cpsat_partition (checked above)
+    return dataclasses.replace(method, run=partial(run, ledger=path))
