@@ -47,9 +47,11 @@ if __name__ == "__main__":
         from tests.formulations.test_partition_capacity import instance_of
         from accelsched.problems.partition_columns import enumerate_columns
         from accelsched.solvers import SolveOptions
+        from accelsched.formulations.partition_branch import ProofSettings
         instance = instance_of(1)
         columns = enumerate_columns(instance, 12)
-        partition_capacity.CapacityDecomposition(instance, None, SolveOptions(threads=2), 12, 100, columns).run(None)
+        settings = ProofSettings(12, 100)
+        partition_capacity.CapacityDecomposition(instance, None, SolveOptions(threads=2), columns, settings).run(None)
     elif sys.argv[2] == "bench-runner":
         list(runner._run_processes(["cell-a", "cell-b"], 2))
     else:

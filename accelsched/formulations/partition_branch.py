@@ -98,8 +98,8 @@ from accelsched.formulations.partition_ledger import Ledger
 from accelsched.formulations.partition_master import MasterLp
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.partition import PartitionInstance, PartitionSolution
-from accelsched.problems.partition_columns import ColumnSet, enumerate_columns
-from accelsched.solvers import SolveOptions
+from accelsched.problems.partition_columns import DEFAULT_BUDGET, ColumnSet, enumerate_columns
+from accelsched.solvers import BACKENDS, SolveOptions
 
 __all__ = [
     "DECOMPOSE_COLUMNS",
@@ -109,6 +109,7 @@ __all__ = [
     "TREE_NOTE_LINES",
     "BranchAndPrice",
     "Node",
+    "ProofSettings",
     "prepare",
     "tree_note",
 ]
@@ -134,6 +135,48 @@ NODE_INTEGER_S = 60.0
 
 TREE_NOTE_LINES = 12
 """Most lines of the branch-and-price tree's log a result's note repeats."""
+
+
+@dataclass(frozen=True)
+class ProofSettings:
+    """How an exact partition method lists its columns and proves its bound (validated on creation).
+
+    Attributes
+    ----------
+    budget
+        Column budget of the enumeration
+        (:func:`~accelsched.problems.partition_columns.enumerate_columns`); beyond it, column
+        generation completes the column set.
+    rounds
+        Largest number of column-generation rounds (of each pair, in co-exploration).
+    decompose_above
+        A complete co-exploration table of more columns than this is solved pair by pair too
+        (None: only incomplete ones; the MILP methods use :data:`DECOMPOSE_COLUMNS`).
+    backend
+        The linear backend (:data:`accelsched.solvers.BACKENDS`) of the MILPs of the capacity
+        decomposition's pairs.
+
+    Raises
+    ------
+    ValueError
+        A budget or round limit below 1, a negative ``decompose_above``, an unknown backend.
+    """
+
+    budget: int = DEFAULT_BUDGET
+    rounds: int = DEFAULT_ROUNDS
+    decompose_above: int | None = None
+    backend: str = "highs"
+
+    def __post_init__(self) -> None:
+        if self.budget < 1:
+            raise ValueError(f"the column budget must be at least 1, got {self.budget}")
+        if self.rounds < 1:
+            raise ValueError(f"the round limit must be at least 1, got {self.rounds}")
+        if self.decompose_above is not None and self.decompose_above < 0:
+            raise ValueError(f"decompose_above must be None or at least 0, got {self.decompose_above}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"unknown linear backend {self.backend!r}; known: {', '.join(BACKENDS)}")
+
 
 _FRACTIONAL = 1e-6
 """A value within this of 0 or 1 counts as integral."""
@@ -400,12 +443,10 @@ def prepare(
     instance: PartitionInstance,
     options: SolveOptions,
     warm_start: PartitionSolution | None,
-    budget: int,
     start: float,
-    rounds: int = DEFAULT_ROUNDS,
+    settings: ProofSettings = ProofSettings(),
+    *,
     cutoff: float = math.inf,
-    decompose_above: int | None = None,
-    backend: str = "highs",
     listed: ColumnSet | None = None,
     ledger: Ledger | None = None,
     seeds: Sequence[Sequence[int]] = (),
@@ -428,10 +469,10 @@ def prepare(
     column generation: it solves one fixed-capacity problem per pair of candidates, each
     with this function, and ``cutoff`` (:class:`ColumnGeneration`) is the objective above
     which a pair cannot matter. A complete co-exploration table of more than
-    ``decompose_above`` columns is decomposed too, each pair's table filtered from it
-    (None: only incomplete ones; the MILP methods pass
-    :data:`DECOMPOSE_COLUMNS`). ``backend`` solves the pairs' MILPs (the MILP methods pass
-    their own; CP-SAT's method has none and leaves HiGHS). ``listed``: the instance's
+    ``settings.decompose_above`` columns is decomposed too, each pair's table filtered from it;
+    ``settings.backend`` solves the pairs' MILPs (the MILP methods pass their own; CP-SAT's
+    method has none and leaves HiGHS). ``start``: the :func:`time.perf_counter` value the time
+    limit counts from. ``listed``: the instance's
     columns when they are known already (the decomposition's pairs), in place of the
     enumeration. ``ledger``: the decomposition starts from it and writes each solved pair
     to it (:mod:`~accelsched.formulations.partition_ledger`). ``seeds``: subgraphs (layer
@@ -445,7 +486,9 @@ def prepare(
     warm, note = checked_warm_start(instance, warm_start)
     limit = options.time_limit_s
     columns = (
-        enumerate_columns(instance, budget, None if limit is None else start + limit / 4) if listed is None else listed
+        enumerate_columns(instance, settings.budget, None if limit is None else start + limit / 4)
+        if listed is None
+        else listed
     )
     notes = [note] if note else []
     master = columns
@@ -459,16 +502,16 @@ def prepare(
     if assignment is not None:
         notes = [f"{note} (objective {table.objective(assignment):.12g})"]
     deadline = None if limit is None else start + limit
-    large = decompose_above is not None and len(columns) > decompose_above
+    large = settings.decompose_above is not None and len(columns) > settings.decompose_above
     if columns.complete and not (instance.co_exploration and large):
         return Prepared(table, assignment, tuple(notes), deadline)
     if instance.co_exploration:
         from accelsched.formulations.partition_capacity import decompose  # it imports this module
 
-        return decompose(instance, options, table, warm, notes, budget, rounds, start, columns, backend, ledger)
+        return decompose(instance, options, table, warm, notes, start, columns, settings, ledger)
     if master is not columns:
         notes.append(f"column generation starts from the {MASTER_COLUMNS} smallest of {len(columns)} columns")
-    generation = ColumnGeneration(table, assignment, options.threads, rounds, cutoff)
+    generation = ColumnGeneration(table, assignment, options.threads, settings.rounds, cutoff)
     proof_deadline = None if limit is None else start + (1 - FINAL_SHARE) * limit
     outcome = generation.run(None if limit is None else start + 3 * limit / 4, proof_deadline)
     handover = outcome.converged or _unfinished_root(generation, outcome, proof_deadline)

@@ -109,6 +109,7 @@ from multiprocessing import get_context
 from accelsched.fingerprint import code_fingerprint
 from accelsched.formulations import partition_branch
 from accelsched.formulations.partition_bound import forced_traffic_per_pair
+from accelsched.formulations.partition_branch import ProofSettings
 from accelsched.formulations.partition_colgen import PRICING_EPS
 from accelsched.formulations.partition_common import Prepared, VariantTable, checked_warm_start
 from accelsched.formulations.partition_ledger import Ledger, instance_digest
@@ -216,13 +217,11 @@ class CapacityDecomposition:
         A checked solution of it, or None.
     options
         Threads and seed of the fixed-capacity solves (their time limits are set here).
-    budget, rounds
-        Column budget and round limit of each fixed-capacity problem.
     columns
         The co-exploration instance's enumeration (complete or not): each pair starts from its
         columns that fit the pair (module docstring).
-    backend
-        The linear backend (:func:`accelsched.solvers.solve`) of each pair's MILP over its table.
+    settings
+        Column budget, round limit and MILP backend of each fixed-capacity problem.
     ledger
         A ledger of earlier runs to start from, which each solved pair is written to
         (:mod:`~accelsched.formulations.partition_ledger`), or None.
@@ -233,10 +232,8 @@ class CapacityDecomposition:
         instance: PartitionInstance,
         warm: PartitionSolution | None,
         options: SolveOptions,
-        budget: int,
-        rounds: int,
         columns: ColumnSet,
-        backend: str = "highs",
+        settings: ProofSettings,
         ledger: Ledger | None = None,
     ) -> None:
         if not instance.co_exploration:
@@ -244,7 +241,7 @@ class CapacityDecomposition:
         self.instance = instance
         self.options = options
         pair_options = dataclasses.replace(options, threads=1) if options.threads > 1 else options
-        self.solver = PairSolver(instance, pair_options, budget, rounds, columns, backend)
+        self.solver = PairSolver(instance, pair_options, columns, settings)
         table = VariantTable(instance, ColumnSet((), False, 0, 0))
         self.points = [
             CapacityPoint(
@@ -493,29 +490,19 @@ class PairSolver:
         The co-exploration instance.
     options
         Threads and seed of each solve (its time limit comes with each task).
-    budget, rounds
-        Column budget and round limit of each fixed-capacity problem.
     columns
         The co-exploration instance's enumeration, which each pair's columns are filtered from.
-    backend
-        The linear backend of each pair's MILP over its table.
+    settings
+        Column budget, round limit and MILP backend of each fixed-capacity problem.
     """
 
     def __init__(
-        self,
-        instance: PartitionInstance,
-        options: SolveOptions,
-        budget: int,
-        rounds: int,
-        columns: ColumnSet,
-        backend: str,
+        self, instance: PartitionInstance, options: SolveOptions, columns: ColumnSet, settings: ProofSettings
     ) -> None:
         self.instance = instance
         self.options = options
-        self.budget = budget
-        self.rounds = rounds
         self.columns = columns
-        self.backend = backend
+        self.settings = settings
 
     def fixed(self, act_bytes: int, weight_bytes: int) -> PartitionInstance:
         """The fixed-capacity instance of a pair."""
@@ -537,11 +524,11 @@ class PairSolver:
         warm, _ = checked_warm_start(fixed, task.warm)
         listed = self.pair_columns(fixed)
         run = partition_branch.prepare(
-            fixed, options, warm, self.budget, start, self.rounds, task.cutoff, listed=listed, seeds=task.seeds
+            fixed, options, warm, start, self.settings, cutoff=task.cutoff, listed=listed, seeds=task.seeds
         )
         milp = PartitionMilp(run.table)
         start_values = milp.start(run.warm) if run.warm else None
-        answer = solve(milp.model, self.backend, run.solver_options(options), start_values)
+        answer = solve(milp.model, self.settings.backend, run.solver_options(options), start_values)
         found = [run.warm] if run.warm is not None else []
         if answer.values is not None:
             found.append(milp.decode(answer.values))
@@ -655,11 +642,9 @@ def decompose(
     table: VariantTable,
     warm: PartitionSolution | None,
     notes: list[str],
-    budget: int,
-    rounds: int,
     start: float,
     columns: ColumnSet,
-    backend: str = "highs",
+    settings: ProofSettings,
     ledger: Ledger | None = None,
 ) -> Prepared:
     """Run the decomposition for a co-exploration instance.
@@ -679,12 +664,10 @@ def decompose(
         The checked warm start, or None.
     notes
         What the stats say so far.
-    budget, rounds
-        Column budget and round limit of each fixed-capacity problem.
     start
         The :func:`time.perf_counter` value the time limit counts from.
-    backend
-        The linear backend of the pairs' MILPs.
+    settings
+        Column budget, round limit and MILP backend of each fixed-capacity problem.
     ledger
         A ledger to start from and write each solved pair to, or None.
 
@@ -699,7 +682,7 @@ def decompose(
     """
     limit = options.time_limit_s
     proof_deadline = None if limit is None else start + (1 - partition_branch.FINAL_SHARE) * limit
-    decomposition = CapacityDecomposition(instance, warm, options, budget, rounds, columns, backend, ledger)
+    decomposition = CapacityDecomposition(instance, warm, options, columns, settings, ledger)
     if ledger is not None:
         restored = "no incumbent" if ledger.incumbent is None else f"its incumbent (objective {ledger.objective:.12g})"
         notes = [*notes, f"pair ledger {ledger.path}: started from {ledger.provenance()} and {restored}"]
@@ -718,10 +701,14 @@ def decompose(
     notes = [*notes, "; ".join([*lead, progress]), f"pairs: {shown}"]
     extra = () if outcome.incumbent is None else outcome.incumbent.indices(instance)
     if outcome.complete:
-        table = VariantTable(instance, ColumnSet((), True, budget, columns.visited, bound=outcome.bound), extra)
+        table = VariantTable(
+            instance, ColumnSet((), True, settings.budget, columns.visited, bound=outcome.bound), extra
+        )
     elif columns.complete:
         stopped = "the capacity decomposition stopped at the time limit"
-        table = VariantTable(instance, ColumnSet((), False, budget, columns.visited, stopped, outcome.bound), extra)
+        table = VariantTable(
+            instance, ColumnSet((), False, settings.budget, columns.visited, stopped, outcome.bound), extra
+        )
     else:
         for members in extra:
             table.add(members)

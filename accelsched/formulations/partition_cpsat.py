@@ -59,7 +59,7 @@ from pathlib import Path
 
 from ortools.sat.python import cp_model
 
-from accelsched.formulations.partition_branch import prepare
+from accelsched.formulations.partition_branch import ProofSettings, prepare
 from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS
 from accelsched.formulations.partition_common import (
     Assignment,
@@ -264,7 +264,8 @@ def solve_cpsat_partition(
     infeasible = infeasible_result(instance, "cpsat", "cpsat")
     if infeasible is not None:
         return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
-    run = prepare(instance, options, warm_start, budget, start, rounds, ledger=open_ledger(ledger, instance))
+    settings = ProofSettings(budget, rounds)
+    run = prepare(instance, options, warm_start, start, settings, ledger=open_ledger(ledger, instance))
     cpsat = PartitionCpSat(run.table)
     hints = cpsat.hints(run.warm) if run.warm else None
     answer = solve_cpsat(cpsat.model, run.solver_options(options), hints, objective_scale=cpsat.scale)

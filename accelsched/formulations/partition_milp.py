@@ -96,7 +96,7 @@ import time
 from functools import partial
 from pathlib import Path
 
-from accelsched.formulations.partition_branch import DECOMPOSE_COLUMNS, prepare
+from accelsched.formulations.partition_branch import DECOMPOSE_COLUMNS, ProofSettings, prepare
 from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS
 from accelsched.formulations.partition_common import (
     Assignment,
@@ -267,17 +267,8 @@ def solve_milp(
     infeasible = infeasible_result(instance, method, backend)
     if infeasible is not None:
         return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
-    run = prepare(
-        instance,
-        options,
-        warm_start,
-        budget,
-        start,
-        rounds,
-        decompose_above=DECOMPOSE_COLUMNS,
-        backend=backend,
-        ledger=open_ledger(ledger, instance),
-    )
+    settings = ProofSettings(budget, rounds, DECOMPOSE_COLUMNS, backend)
+    run = prepare(instance, options, warm_start, start, settings, ledger=open_ledger(ledger, instance))
     milp = PartitionMilp(run.table)
     answer = solve(milp.model, backend, run.solver_options(options), milp.start(run.warm) if run.warm else None)
     return partition_result(

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from accelsched.formulations import partition_branch, partition_colgen
-from accelsched.formulations.partition_branch import BranchAndPrice
+from accelsched.formulations.partition_branch import BranchAndPrice, ProofSettings
 from accelsched.formulations.partition_colgen import ColumnGeneration
 from accelsched.formulations.partition_common import VariantTable
 from accelsched.formulations.partition_master import RestrictedMaster
@@ -473,3 +473,17 @@ def test_tailing_off_needs_a_gap_below_the_prune_level() -> None:
     other = ColumnGeneration(VariantTable(coexplored, enumerate_columns(coexplored, budget=1)), None)
     other.run(None)
     assert not other.tails(other.master.solve_lp(None), math.inf)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"budget": 0}, "column budget must be at least 1, got 0"),
+        ({"rounds": 0}, "round limit must be at least 1, got 0"),
+        ({"decompose_above": -1}, "decompose_above must be None or at least 0, got -1"),
+        ({"backend": "gurobi"}, "unknown linear backend 'gurobi'; known: highs"),
+    ],
+)
+def test_proof_settings_say_what_is_wrong(fields: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ProofSettings(**fields)

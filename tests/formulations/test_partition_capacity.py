@@ -20,7 +20,7 @@ import pytest
 
 from accelsched.formulations import partition_capacity, partition_milp
 from accelsched.formulations.partition_bound import forced_traffic_bound
-from accelsched.formulations.partition_branch import FINAL_SHARE, prepare
+from accelsched.formulations.partition_branch import FINAL_SHARE, ProofSettings, prepare
 from accelsched.formulations.partition_capacity import CapacityDecomposition, CapacityPoint, decompose
 from accelsched.formulations.partition_colgen import ColumnGeneration
 from accelsched.formulations.partition_common import VariantTable
@@ -98,7 +98,7 @@ def test_the_least_metric_never_rises_with_the_capacities(seed: int) -> None:
 def test_a_bound_proven_at_a_pair_holds_at_the_pairs_within_it() -> None:
     instance = instance_of(0)
     decomposition = CapacityDecomposition(
-        instance, None, SolveOptions(), BUDGET, 100, enumerate_columns(instance, BUDGET)
+        instance, None, SolveOptions(), enumerate_columns(instance, BUDGET), ProofSettings(BUDGET, 100)
     )
     points = decomposition.points
     top = max(points, key=lambda p: (p.act_bytes, p.weight_bytes))
@@ -123,7 +123,7 @@ def test_a_cutoff_proves_the_optimum_or_that_none_lies_below_it(seed: int, offse
     cutoff = best * (1 + offset) if offset else best
     if single.metric is Metric.EMA:
         cutoff = math.ceil(cutoff)
-    prepared = prepare(single, SolveOptions(), None, BUDGET, 0.0, cutoff=cutoff)
+    prepared = prepare(single, SolveOptions(), None, 0.0, ProofSettings(BUDGET), cutoff=cutoff)
     assert prepared.table.complete
     milp = PartitionMilp(prepared.table)
     answer = solve(milp.model, "highs", prepared.solver_options(SolveOptions()))
@@ -158,7 +158,9 @@ def test_a_good_incumbent_prunes_pairs_by_their_bounds() -> None:
         reference = run("enumerate", instance)
         assert reference.solution is not None and reference.objective is not None
         columns = enumerate_columns(instance, BUDGET)
-        outcome = CapacityDecomposition(instance, reference.solution, SolveOptions(), BUDGET, 100, columns).run(None)
+        outcome = CapacityDecomposition(
+            instance, reference.solution, SolveOptions(), columns, ProofSettings(BUDGET, 100)
+        ).run(None)
         assert outcome.complete and outcome.unsettled == 0 and same(outcome.bound, reference.objective)
         solved, pairs = solved + outcome.solved, pairs + outcome.pairs
     assert solved < pairs / 2, (solved, pairs)
@@ -174,7 +176,7 @@ def test_the_pairs_leave_the_final_share_of_the_limit_to_the_models(monkeypatch:
 
     monkeypatch.setattr(CapacityDecomposition, "run", spy)
     start = time.perf_counter()
-    prepared = prepare(instance_of(0), SolveOptions(time_limit_s=400.0), None, BUDGET, start)
+    prepared = prepare(instance_of(0), SolveOptions(time_limit_s=400.0), None, start, ProofSettings(BUDGET))
     assert prepared.table.complete
     assert seen == [start + (1 - FINAL_SHARE) * 400.0]
 
@@ -260,7 +262,7 @@ def test_a_stopped_decomposition_of_a_complete_table_returns_its_incumbent_and_b
     warm = singletons(instance)
     now = time.perf_counter()
     options = SolveOptions(time_limit_s=1.0)
-    prepared = decompose(instance, options, table, warm, [], BUDGET, 100, now - 10.0, columns)
+    prepared = decompose(instance, options, table, warm, [], now - 10.0, columns, ProofSettings(BUDGET, 100))
     assert not prepared.table.complete and prepared.warm is not None
     assert prepared.table.solution(prepared.warm).subgraphs == warm.subgraphs
     assert len(prepared.table.columns) < len(columns)
@@ -283,7 +285,7 @@ def test_a_pair_starts_from_its_own_columns_of_fewer_layers_than_the_enumeration
     instance = instance_of(seed)
     columns = enumerate_columns(instance) if budget is None else enumerate_columns(instance, budget)
     assert columns.complete or budget is not None
-    decomposition = CapacityDecomposition(instance, None, SolveOptions(), BUDGET, 100, columns)
+    decomposition = CapacityDecomposition(instance, None, SolveOptions(), columns, ProofSettings(BUDGET, 100))
     for point in decomposition.points:
         single = decomposition.fixed(point)
         own = {column.members for column in enumerate_columns(single).columns}
@@ -301,7 +303,9 @@ def test_pairs_solved_in_two_processes_reach_the_enumeration_optimum(seed: int) 
     reference = run("enumerate", instance)
     assert reference.objective is not None
     columns = enumerate_columns(instance, BUDGET)
-    outcome = CapacityDecomposition(instance, None, SolveOptions(threads=2), BUDGET, 100, columns).run(None)
+    outcome = CapacityDecomposition(instance, None, SolveOptions(threads=2), columns, ProofSettings(BUDGET, 100)).run(
+        None
+    )
     assert outcome.workers == 2 and outcome.solved >= 2, outcome
     assert outcome.complete and outcome.unsettled == 0 and same(outcome.bound, reference.objective)
     assert len(outcome.log) == outcome.solved
@@ -317,7 +321,9 @@ def test_pairs_are_solved_here_when_no_process_can_start(monkeypatch: pytest.Mon
     instance = instance_of(2)
     reference = run("enumerate", instance).objective
     columns = enumerate_columns(instance, BUDGET)
-    outcome = CapacityDecomposition(instance, None, SolveOptions(threads=2), BUDGET, 100, columns).run(None)
+    outcome = CapacityDecomposition(instance, None, SolveOptions(threads=2), columns, ProofSettings(BUDGET, 100)).run(
+        None
+    )
     assert outcome.workers == 1 and outcome.solved >= 1
     assert reference is not None and outcome.complete and same(outcome.bound, reference)
 
@@ -326,7 +332,7 @@ def test_each_pair_is_logged_as_it_starts_and_ends(caplog: pytest.LogCaptureFixt
     caplog.set_level(logging.INFO, logger=partition_capacity.LOGGER.name)
     instance = instance_of(1)
     columns = enumerate_columns(instance, BUDGET)
-    outcome = CapacityDecomposition(instance, None, SolveOptions(), BUDGET, 100, columns).run(None)
+    outcome = CapacityDecomposition(instance, None, SolveOptions(), columns, ProofSettings(BUDGET, 100)).run(None)
     messages = [record.getMessage() for record in caplog.records]
     starts = [m for m in messages if " starts: floor " in m]
     ends = [m for m in messages if ": cutoff " in m and " open" in m]

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from accelsched.formulations import partition_branch, partition_colgen
-from accelsched.formulations.partition_branch import prepare
+from accelsched.formulations.partition_branch import ProofSettings, prepare
 from accelsched.formulations.partition_colgen import ColumnGeneration
 from accelsched.formulations.partition_common import VariantTable
 from accelsched.formulations.partition_cpsat import solve_cpsat_partition
@@ -260,7 +260,7 @@ def test_generation_lists_far_fewer_columns_than_the_enumeration() -> None:
     """Where most layers fuse, the proof needs a small part of the columns."""
     instance = small_instance(22, 0, act_kb=(16,), weight_kb=(16,))
     everything = enumerate_columns(instance)
-    run_ = prepare(instance, SolveOptions(), None, BUDGET, 0.0)
+    run_ = prepare(instance, SolveOptions(), None, 0.0, ProofSettings(BUDGET))
     assert run_.table.complete and "every column below the gap listed" in run_.notes[-1]
     assert len(run_.table.columns) < len(everything) / 2
 
@@ -385,7 +385,7 @@ def test_prepare_leaves_the_final_share_of_the_limit_to_the_models(monkeypatch: 
     monkeypatch.setattr(ColumnGeneration, "run", spy)
     instance = small_instance(9, 2, **GENERATION_CONFIGS[3])
     start = time.perf_counter()
-    prepared = prepare(instance, SolveOptions(time_limit_s=400.0), None, BUDGET, start)
+    prepared = prepare(instance, SolveOptions(time_limit_s=400.0), None, start, ProofSettings(BUDGET))
     assert prepared.table.complete
     assert seen == [(start + 300.0, start + (1 - partition_branch.FINAL_SHARE) * 400.0)]
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from accelsched.errors import InputError
+from accelsched.formulations.partition_branch import ProofSettings
 from accelsched.formulations.partition_capacity import CapacityDecomposition, PairOutcome, PairSolver, PairTask
 from accelsched.formulations.partition_cpsat import solve_cpsat_partition
 from accelsched.formulations.partition_ledger import LEDGER_KIND, Ledger, instance_digest, open_ledger
@@ -31,7 +32,7 @@ from tests.formulations.test_partition_colgen import BUDGET
 def decomposition(instance: PartitionInstance, ledger: Ledger | None, rounds: int = 100) -> CapacityDecomposition:
     """The decomposition of an instance whose enumeration stops at the small budget."""
     columns = enumerate_columns(instance, BUDGET)
-    return CapacityDecomposition(instance, None, SolveOptions(), BUDGET, rounds, columns, ledger=ledger)
+    return CapacityDecomposition(instance, None, SolveOptions(), columns, ProofSettings(BUDGET, rounds), ledger)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 7, 8, 9])
