@@ -209,7 +209,8 @@ def test_exact_pricing_on_every_round_stays_exact(seed: int, monkeypatch: pytest
 def test_the_exact_pricing_takes_its_share_of_the_time_and_stays_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     """``EXACT_SHARE_RATIO``: once the heuristic pricing since the last exact round has taken that many times
     as long as it (here: any time at all), the exact round runs although the heuristics would go on finding
-    sets; before the first exact round the rule never fires. The optimum is the enumeration's."""
+    sets; before the first exact round it waits ``EXACT_FIRST_S`` (here: longer than the solves take). The
+    optimum is the enumeration's."""
     monkeypatch.setattr(partition_colgen, "EXACT_SHARE_FLOOR_S", 0.0)
     monkeypatch.setattr(partition_colgen, "EXACT_SHARE_RATIO", 0.0)
     due = ColumnGeneration._exact_due
@@ -224,6 +225,26 @@ def test_the_exact_pricing_takes_its_share_of_the_time_and_stays_exact(monkeypat
         reaches_the_enumeration(8 + seed % 3, seed)
     assert all(fired == before for before, fired in calls), calls
     assert any(fired for _, fired in calls)
+
+
+def test_the_first_exact_round_runs_after_its_share_of_heuristic_pricing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``EXACT_FIRST_S``: before any exact round, the rule fires once the heuristics have had that long
+    (here: at once), so that a master the heuristics keep improving still gets a bound; the optimum stays
+    the enumeration's."""
+    monkeypatch.setattr(partition_colgen, "EXACT_FIRST_S", 0.0)
+    due = ColumnGeneration._exact_due
+    first: list[bool] = []  # whether the rule fired before any exact round
+
+    def spy(self: ColumnGeneration, heuristic_s: float) -> bool:
+        fired = due(self, heuristic_s)
+        if self.exact_s is None:
+            first.append(fired)
+        return fired
+
+    monkeypatch.setattr(ColumnGeneration, "_exact_due", spy)
+    for seed in range(6):
+        reaches_the_enumeration(8 + seed % 3, seed)
+    assert first and all(first)
 
 
 def test_dinkelbach_steps_stopped_at_their_first_set_stay_exact(monkeypatch: pytest.MonkeyPatch) -> None:
