@@ -369,9 +369,10 @@ def _cmd_solve_or_gap(args: argparse.Namespace) -> int:
     if args.command == "solve":
         method = get_method(problem.name, args.method)
         if args.ledger is not None:
-            from accelsched.formulations.partition_ledger import with_ledger
+            from accelsched.formulations.partition_ledger import open_ledger, with_ledger
 
             method = with_ledger(method, args.ledger)
+            open_ledger(args.ledger, instance)  # a refused ledger stops the run before any warm start
         warm = None
         if args.warm_start:
             warm = run_method(problem, instance, get_method(problem.name, args.warm_start), options).solution

@@ -9,6 +9,7 @@ import pytest
 
 from accelsched.cli import main
 from accelsched.formulations import partition_milp
+from accelsched.heuristics import partition_ga
 
 INSTANCE = ("--workload", "random:7:3", "--hardware", "cocco-simba-separate", "--option", "act_kb=64",
             "--option", "weight_kb=16")  # fmt: skip
@@ -164,6 +165,10 @@ def test_a_ledger_of_another_instance_is_one_line(
     assert code == 0
     written = ledger.read_text()
     other = [arg.replace("random:7:3", "random:7:4") for arg in CO_EXPLORATION]
-    code, out, err = run(capsys, "solve", "partition", *other, "--method", "cpsat", "--ledger", str(ledger))
+    ran: list[str] = []
+    monkeypatch.setattr(partition_ga, "solve_ga", lambda *args, **kwargs: ran.append("ga"))
+    argv = ("solve", "partition", *other, "--method", "cpsat", "--warm-start", "ga", "--ledger", str(ledger))
+    code, out, err = run(capsys, *argv)
     assert code == 2 and "another instance" in err and len(err.strip().splitlines()) == 1 and not out
+    assert not ran, "the ledger is checked before the warm start runs"
     assert ledger.read_text() == written
