@@ -199,7 +199,10 @@ finding sets (before it, :data:`EXACT_SHARE_RATIO` has no exact round to measure
 first bound waited for the heuristics to run dry: RandWire-A's 256 KB energy pair (one shared
 buffer) proved its first bound after 436 s of pricing from the smallest columns, and none in
 1,250 s when started from the 1,383 subgraphs an earlier run had generated for it, whose better
-master kept the windows finding sets."""
+master kept the windows finding sets. With it (two runs at once, one per core, 1,800 s): from the
+smallest columns 1.1319e9 pJ at 380 s and 1.2224e9 at 1,133 s (before: 1.1221e9 at 567 s,
+1.1982e9 at 1,244 s); from the 1,383 subgraphs 1.2651e9 at 799 s and 1.2821e9 at 1,304 s, where
+the run that generated them had reached 1.2891e9 in 6,104 s (cutoff 1.2931e9)."""
 
 SPREAD_STEPS = 5
 """Most Dinkelbach steps on the charge per layer of the bound after one exact pricing."""
