@@ -6,6 +6,7 @@ Usage::
     python -m accelsched.bench.partition_tables fig11  [--workloads vgg16,resnet50,...] [--time-limit 300]
     python -m accelsched.bench.partition_tables coexplore [--workloads resnet50,...] [--time-limit 300]
         [--designs shared,separate] [--threads 1] [--ledger-dir DIR]
+    python -m accelsched.bench.partition_tables ledger --ledger-dir DIR [--workloads ...] [--designs ...]
     (both: --out-dir bench/results, --seed 0; the GA runs its published 20 x 500)
 
 Protocol
@@ -32,7 +33,9 @@ RandWire-A and NasNet take hours per pair of candidates to prove
 solve N pairs at once, and ``--ledger-dir DIR`` keeps what each run proved (every pair's
 bound, the best partition) in a pair ledger per workload and design, which the next run
 with the same directory starts from; ``--designs`` and ``--workloads`` choose the rows, and
-``--merge`` puts them into the committed table.
+``--merge`` puts them into the committed table. *ledger* prints where each proof stands: the
+incumbent, the bound, and per pair still open or solved its bound, its cutoff, how far the bound
+is short of it and the time spent.
 
 Every number comes from :func:`accelsched.registry.run_method`: the solution
 passed the problem's ``check`` and was re-evaluated by the shared cost model.
@@ -44,6 +47,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import platform
 import re
 import sys
@@ -58,10 +62,12 @@ import numpy as np
 
 from accelsched.errors import InputError
 from accelsched.formulations import partition_capacity
+from accelsched.formulations.partition_branch import ProofSettings
 from accelsched.formulations.partition_ledger import open_ledger, with_ledger
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution, make_instance
+from accelsched.problems.partition_columns import ColumnSet
 from accelsched.registry import get_method, run_method
 from accelsched.solvers import Result, SolveOptions
 
@@ -327,6 +333,56 @@ def _ledger_name(workload: str, design: str) -> str:
     return f"partition_coexplore_{re.sub(r'[^A-Za-z0-9_.-]', '-', workload)}_{design}.json"
 
 
+def ledger_report(workloads: Sequence[str], designs: Sequence[str], ledger_dir: Path) -> str:
+    """Where each co-exploration proof kept in ``ledger_dir`` stands (the *ledger* table).
+
+    Per workload and design: the incumbent and the bound of the whole problem, then each pair of
+    candidates still open or solved by some run: its floor, its bound :math:`L(p)`, its cutoff
+    :math:`c(p)`, how far :math:`L(p)` is short of :math:`c(p)` (the pair settles when it reaches
+    it), the seconds spent on it and the subgraphs kept for its next solve.
+
+    Raises
+    ------
+    InputError
+        A ledger is refused (:class:`~accelsched.formulations.partition_ledger.Ledger`).
+    """
+    lines = []
+    for design in designs:
+        acc = load_accelerator(DESIGN_PRESETS[design])
+        for name in workloads:
+            path = ledger_dir / _ledger_name(name, design)
+            if not path.exists():
+                lines.append(f"{name} ({design}): no ledger at {path}")
+                continue
+            instance = make_instance(load_workload(name), acc, {"capacities": "cocco", "metric": "energy"})
+            nothing = ColumnSet((), False, 0, 0)  # no pair is solved here
+            decomposition = partition_capacity.CapacityDecomposition(
+                instance, None, SolveOptions(), nothing, ProofSettings(), open_ledger(path, instance)
+            )
+            states = decomposition.states()
+            still = [state for state in states if state.open]
+            found = decomposition.incumbent
+            incumbent = "no incumbent" if found is None else (
+                f"incumbent {decomposition.upper:.7g} ({found.act_capacity_bytes // 1024}/"
+                f"{found.weight_capacity_bytes // 1024} KB)"
+            )  # fmt: skip
+            lines.append(
+                f"{name} ({design}): {incumbent}, bound {decomposition.bound():.7g}, {len(still)} of "
+                f"{len(states)} pairs open, {sum(state.seconds for state in states):.0f} s of pair solves"
+            )
+            lines.append(f"  {'pair KB':<12}{'floor':>14}{'bound L(p)':>16}{'cutoff c(p)':>16}{'short by':>10}"
+                         f"{'seconds':>10}{'subgraphs':>11}  state")  # fmt: skip
+            for state in states:
+                if state.open or state.seconds > 0:
+                    short = "-" if math.isinf(state.cutoff) else f"{(state.cutoff - state.lower) / state.cutoff:.2%}"
+                    lines.append(
+                        f"  {f'{state.act_bytes // 1024}/{state.weight_bytes // 1024}':<12}{state.floor:>14.7g}"
+                        f"{state.lower:>16.7g}{state.cutoff:>16.7g}{short:>10}{state.seconds:>10.0f}"
+                        f"{state.subgraphs:>11}  {'open' if state.open else 'settled'}"
+                    )
+    return "\n".join(lines)
+
+
 def _coexplore_markdown(rows: list[Row], options: SolveOptions) -> str:
     methods = list(dict.fromkeys(r.method for r in rows))
     lines = [
@@ -452,7 +508,7 @@ def _show_pairs() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one table and write it."""
     parser = argparse.ArgumentParser(prog="python -m accelsched.bench.partition_tables", description=__doc__)
-    parser.add_argument("table", choices=["fig11", "coexplore", "render"])
+    parser.add_argument("table", choices=["fig11", "coexplore", "ledger", "render"])
     parser.add_argument("results", nargs="?", help="render: a partition_<table>.json to redraw as Markdown")
     parser.add_argument("--workloads", default=None, help="comma-separated (default: the paper's)")
     parser.add_argument("--time-limit", type=float, default=300.0, help="per exact solve and per heuristic, s")
@@ -487,6 +543,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.results:
             parser.error("render needs the results JSON file")
         render(Path(args.results))
+    elif args.table == "ledger":
+        if args.ledger_dir is None:
+            parser.error("ledger needs --ledger-dir")
+        workloads = args.workloads.split(",") if args.workloads else COEXPLORE_WORKLOADS
+        try:
+            print(ledger_report(workloads, designs, Path(args.ledger_dir)))
+        except InputError as exc:
+            parser.exit(2, f"{parser.prog}: error: {exc.one_line()}\n")
     elif args.table == "fig11":
         fig11(args.workloads.split(",") if args.workloads else FIG11_WORKLOADS, options, out_dir, args.merge)
     else:

@@ -129,6 +129,7 @@ __all__ = [
     "Decomposition",
     "PairOutcome",
     "PairSolver",
+    "PairState",
     "PairTask",
     "decompose",
 ]
@@ -173,6 +174,40 @@ class CapacityPoint:
     def within(self, other: CapacityPoint) -> bool:
         """Whether both capacities are at most ``other``'s (then :math:`E^*` here is at least there)."""
         return self.act_bytes <= other.act_bytes and self.weight_bytes <= other.weight_bytes
+
+
+@dataclass(frozen=True)
+class PairState:
+    r"""Where one pair of candidates stands (:meth:`CapacityDecomposition.states`).
+
+    Attributes
+    ----------
+    act_bytes, weight_bytes
+        The pair's capacities (``weight_bytes`` 0 with a shared buffer).
+    floor
+        :math:`\kappa(p) + \alpha L(p)`: the least objective a partition under the pair can have.
+    lower
+        :math:`L(p)`: the best lower bound known of :math:`E^*(p)` (the forced traffic, or a bound
+        proven at the pair or at a pair above it).
+    cutoff
+        :math:`c(p)`: the metric a partition under the pair must beat to improve the incumbent (inf
+        without one).
+    open
+        Whether the pair still has to be solved (its floor is below the incumbent).
+    seconds
+        Time the ledger's runs spent solving it (0 without a ledger or a solve).
+    subgraphs
+        Subgraphs the ledger keeps for its next solve.
+    """
+
+    act_bytes: int
+    weight_bytes: int
+    floor: float
+    lower: float
+    cutoff: float
+    open: bool
+    seconds: float
+    subgraphs: int
 
 
 @dataclass(frozen=True)
@@ -316,6 +351,27 @@ class CapacityDecomposition:
         for other in self.points:
             if other.within(point):
                 other.lower = max(other.lower, lower)
+
+    def states(self) -> list[PairState]:
+        """Every pair's bound, cutoff and (with a ledger) the time spent on it, in capacity order."""
+        still = [id(point) for point in self.open_points()]
+        states = []
+        for point in sorted(self.points, key=lambda p: (p.capacity_bytes, p.act_bytes)):
+            key = (point.act_bytes, point.weight_bytes)
+            known = None if self.ledger is None else self.ledger.pairs.get(key)
+            kept = () if self.ledger is None else self.ledger.columns.get(key, ())
+            states.append(
+                PairState(
+                    *key,
+                    self.floor(point),
+                    point.lower,
+                    self.cutoff(point),
+                    id(point) in still,
+                    0.0 if known is None else known.seconds,
+                    len(kept),
+                )
+            )
+        return states
 
     # ---------------------------------------------------------- solving
     def fixed(self, point: CapacityPoint) -> PartitionInstance:

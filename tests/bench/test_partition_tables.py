@@ -10,6 +10,7 @@ import pytest
 
 from accelsched.bench import partition_tables
 from accelsched.formulations import partition_milp
+from accelsched.formulations.partition_ledger import Ledger
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
 from accelsched.problems.partition import make_instance
@@ -197,3 +198,38 @@ def test_coexplore_refuses_a_ledger_of_another_instance_before_running(
     err = capsys.readouterr().err
     assert caught.value.code == 2 and "not a pair ledger" in err and "Traceback" not in err
     assert not (tmp_path / "partition_coexplore.json").exists()  # nothing written
+
+
+def test_the_ledger_table_shows_where_each_pair_stands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bound recorded at one pair holds at the pairs within it (shown there too), not above it; the pair
+    shows the time spent on it and the subgraphs kept; without an incumbent every pair is open."""
+    workload = "random:8:1"
+    instance = make_instance(load_workload(workload), load_accelerator("cocco-simba-shared"), COCCO_ENERGY)
+    path = tmp_path / partition_tables._ledger_name(workload, "shared")
+    ledger = Ledger(path, instance)
+    candidates = instance.act_candidates_bytes
+    middle = candidates[len(candidates) // 2]
+    ledger.record(middle, 0, 1e12, 12.4, "abc", ((0,), (1,)))
+    ledger.save()
+    argv = ["ledger", "--ledger-dir", str(tmp_path), "--workloads", f"{workload},random:8:2", "--designs", "shared"]
+    assert partition_tables.main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{workload} (shared): no incumbent, bound ")
+    assert lines[0].endswith(f", {len(candidates)} of {len(candidates)} pairs open, 12 s of pair solves")
+    rows = {line.split()[0]: line.split() for line in lines[2 : 2 + len(candidates)]}
+    assert rows[f"{middle // 1024}/0"][2:] == ["1e+12", "inf", "-", "12", "2", "open"]
+    assert all((float(row[2]) == 1e12) == (int(key.split("/")[0]) * 1024 <= middle) for key, row in rows.items())
+    assert lines[-1] == f"random:8:2 (shared): no ledger at {tmp_path / 'partition_coexplore_random-8-2_shared.json'}"
+
+
+def test_the_ledger_table_needs_a_directory_and_a_ledger_it_accepts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as caught:
+        partition_tables.main(["ledger", "--workloads", "random:4:2"])
+    assert caught.value.code == 2 and "ledger needs --ledger-dir" in capsys.readouterr().err
+    (tmp_path / "partition_coexplore_random-4-2_shared.json").write_text('{"kind": "something else"}')
+    with pytest.raises(SystemExit) as caught:
+        partition_tables.main(["ledger", "--ledger-dir", str(tmp_path), "--workloads", "random:4:2"])
+    err = capsys.readouterr().err
+    assert caught.value.code == 2 and "not a pair ledger" in err and "Traceback" not in err
