@@ -37,8 +37,8 @@ def exit_with_parent(parent: int) -> None:
     Call it from a pool's initializer, with the parent's pid (``os.getpid()`` in the parent). A parent
     that is killed cannot shut its pool down, and its workers would otherwise go on, orphaned, for
     hours (seen: two co-exploration pair solves for 52 minutes). On Linux the kernel kills this
-    process with its parent, at once, even inside a solver call; elsewhere a daemon thread checks
-    every :data:`ORPHAN_CHECK_S` seconds.
+    process with its parent, at once, even inside a solver call; a daemon thread also checks every
+    :data:`ORPHAN_CHECK_S` seconds, which is all there is elsewhere.
 
     Parameters
     ----------
