@@ -77,6 +77,8 @@ COEXPLORE_WORKLOADS = ("resnet50", "googlenet", "randwire_a", "nasnet")
 HEURISTICS = ("greedy", "dp", "sa", "ga")
 EXACT = "milp-highs"
 COEXPLORE_EXACT = ("milp-highs", "cpsat")
+COEXPLORE_OPTIONS = {"capacities": "cocco", "metric": "energy"}
+"""The problem options of every co-exploration row (and of its ledger)."""
 DESIGN_PRESETS = {"shared": "cocco-simba-shared", "separate": "cocco-simba-separate"}
 DESIGNS = tuple(DESIGN_PRESETS)
 
@@ -286,7 +288,7 @@ def coexplore(
     for design in designs:
         acc = load_accelerator(DESIGN_PRESETS[design])
         for name in workloads:
-            instance = make_instance(load_workload(name), acc, {"capacities": "cocco", "metric": "energy"})
+            instance = make_instance(load_workload(name), acc, COEXPLORE_OPTIONS)
             print(f"  {name} ({design}): {instance.n_layers} layers", flush=True)
             ledger = None if ledger_dir is None else ledger_dir / _ledger_name(name, design)
             open_ledger(ledger, instance)  # a refused ledger stops the run before the heuristics
@@ -354,7 +356,7 @@ def ledger_report(workloads: Sequence[str], designs: Sequence[str], ledger_dir: 
             if not path.exists():
                 lines.append(f"{name} ({design}): no ledger at {path}")
                 continue
-            instance = make_instance(load_workload(name), acc, {"capacities": "cocco", "metric": "energy"})
+            instance = make_instance(load_workload(name), acc, COEXPLORE_OPTIONS)
             nothing = ColumnSet((), False, 0, 0)  # no pair is solved here
             decomposition = partition_capacity.CapacityDecomposition(
                 instance, None, SolveOptions(), nothing, ProofSettings(), open_ledger(path, instance)
