@@ -66,8 +66,9 @@ from accelsched.problems.partition_columns import FootprintBound, reachability
 
 if TYPE_CHECKING:
     from accelsched.formulations.partition_common import VariantTable
+    from accelsched.problems.partition import PartitionInstance
 
-__all__ = ["ForcedTraffic", "forced_traffic_bound", "forced_traffic_per_pair"]
+__all__ = ["ForcedTraffic", "forced_duals", "forced_traffic_bound", "forced_traffic_per_pair"]
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,8 @@ class _Tensor:
     """The footprint bounds a tensor's cut depends on."""
 
     producer: int
+    readers: tuple[int, ...]
+    """Its consumers, each once, in order."""
     hull: tuple[int, float]
     """Bounds of the closure of the producer and all its consumers."""
     with_producer: tuple[tuple[int, float], ...]
@@ -138,64 +141,129 @@ def forced_traffic_per_pair(table: VariantTable) -> tuple[ForcedTraffic, ...]:
     tuple of ForcedTraffic
         One per feasible pair, in the order of the candidates (activation or shared first).
     """
-    instance = table.instance
-    model = instance.cost_model
-    n = instance.n_layers
-    terms = TrafficTerms.of(instance)
-    footprint = FootprintBound(model)
-    desc, anc = reachability(model)
-
-    def bounds(members: set[int]) -> tuple[int, float]:
-        inside = sorted(members)
-        return footprint.weight_bytes(inside), footprint.activation_bytes(inside)
-
-    tensors = []
-    for u, consumers in enumerate(model.succs):
-        if not consumers:
-            continue
-        readers = sorted(set(consumers))
-        pairs = {
-            (a, b): bounds(closure((readers[a], readers[b]), desc, anc))
-            for a in range(len(readers))
-            for b in range(a + 1, len(readers))
-        }
-        with_producer = tuple(bounds(closure((u, c), desc, anc)) for c in readers)
-        tensors.append(_Tensor(u, bounds(closure((u, *readers), desc, anc)), with_producer, pairs))
-    neighbour_bounds = [
-        [bounds(closure((i, j), desc, anc)) for j in {*model.preds[i], *model.succs[i]}] for i in range(n)
-    ]
-    singles = [model.subgraph((i,)) for i in range(n)]
-    compulsory = math.fsum(terms.base)
-
+    cuts = _Cuts(table.instance)
     found: list[ForcedTraffic] = []
     for a, act in enumerate(table.act_bytes):
         for w, weight in enumerate(table.weight_bytes):
-            over = partial(
-                FootprintBound.over, shared=instance.shared, act_capacity_bytes=act, weight_capacity_bytes=weight
-            )
-            extra, alone, feasible = 0.0, 0, True
-            for i, single in enumerate(singles):
-                mode = single.mode_for(instance.shared, act, weight)
-                if mode is None:
-                    feasible = False
-                    break
-                if mode is not single.resident and all(over(b) for b in neighbour_bounds[i]):
-                    extra += instance.metric_of(single, mode) - instance.metric_of(single, single.resident)
-                    alone += 1
-            if not feasible:
+            forced = cuts.under(act, weight)
+            if forced is None:
                 continue
-            cut = 0
-            for tensor in tensors:
-                if not over(tensor.hull):
-                    continue
-                exiled: list[int] = []
-                for k, b in enumerate(tensor.with_producer):
-                    if over(b) and all(over(tensor.between[j, k]) for j in exiled):
-                        exiled.append(k)
-                u = tensor.producer
-                extra += terms.write[u] + max(1, len(exiled)) * terms.read[u]
-                cut += 1
-            metric = compulsory + extra
+            metric = cuts.compulsory + forced.extra
             value = table.act_coefficient(a) + table.weight_coefficient(w) + table.metric_weight * metric
-            found.append(ForcedTraffic(value, a, w, cut, alone, metric))
+            found.append(ForcedTraffic(value, a, w, forced.cut, forced.alone, metric))
     return tuple(found)
+
+
+def forced_duals(table: VariantTable) -> tuple[float, ...] | None:
+    r"""The forced traffic of a fixed-capacity instance as cover duals: a share of it per layer.
+
+    Each forced term of the module docstring is paid by every subgraph holding one layer:
+    the write of a cut tensor :math:`u` by the subgraph of :math:`u` (none holds :math:`u`
+    with all its consumers), one read of :math:`u` by the subgraph of each consumer in its
+    set of size :math:`\kappa_u` (none holds it with :math:`u` or with another of them), and a
+    layer alone's extra reads by its single-layer subgraph. With :math:`\pi_i` layer
+    :math:`i`'s base cost :math:`b_i` plus the terms it pays, every subgraph that fits, in
+    every mode, costs at least :math:`\sum_{i \in S} \pi_i`: every reduced cost is
+    non-negative at :math:`\pi`, a point of the dual of the master's LP over all columns,
+    which proves :math:`\sum_i \pi_i` (column generation's first inner point,
+    :mod:`~accelsched.formulations.partition_colgen`). That is the forced traffic less one
+    read of each cut tensor whose consumers can each share a subgraph with it (the bound
+    counts one read there, which no single layer pays).
+
+    Parameters
+    ----------
+    table
+        The variant table of an instance with one candidate per buffer.
+
+    Returns
+    -------
+    tuple of float or None
+        :math:`w \pi_i` per layer (:math:`w` the metric's weight in the objective), or None
+        when a single layer fits no mode.
+    """
+    if len(table.act_bytes) != 1 or len(table.weight_bytes) != 1:
+        raise ValueError("forced_duals needs one candidate per buffer (fixed capacities)")
+    forced = _Cuts(table.instance).under(table.act_bytes[0], table.weight_bytes[0])
+    return None if forced is None else tuple(table.metric_weight * share for share in forced.shares)
+
+
+@dataclass(frozen=True)
+class _Forced:
+    """What one pair of candidates forces."""
+
+    extra: float
+    """The forced metric beyond the compulsory traffic."""
+    shares: tuple[float, ...]
+    """Per layer: its base cost and the forced terms every subgraph holding it pays (:func:`forced_duals`)."""
+    cut: int
+    alone: int
+
+
+class _Cuts:
+    """The footprint bounds of the closures the forced terms depend on, computed once per instance."""
+
+    def __init__(self, instance: PartitionInstance) -> None:
+        self.instance = instance
+        model = instance.cost_model
+        self.terms = TrafficTerms.of(instance)
+        footprint = FootprintBound(model)
+        desc, anc = reachability(model)
+
+        def bounds(members: set[int]) -> tuple[int, float]:
+            inside = sorted(members)
+            return footprint.weight_bytes(inside), footprint.activation_bytes(inside)
+
+        self.tensors = []
+        for u, consumers in enumerate(model.succs):
+            if not consumers:
+                continue
+            readers = tuple(sorted(set(consumers)))
+            pairs = {
+                (a, b): bounds(closure((readers[a], readers[b]), desc, anc))
+                for a in range(len(readers))
+                for b in range(a + 1, len(readers))
+            }
+            with_producer = tuple(bounds(closure((u, c), desc, anc)) for c in readers)
+            self.tensors.append(_Tensor(u, readers, bounds(closure((u, *readers), desc, anc)), with_producer, pairs))
+        self.neighbour_bounds = [
+            [bounds(closure((i, j), desc, anc)) for j in {*model.preds[i], *model.succs[i]}]
+            for i in range(instance.n_layers)
+        ]
+        self.singles = [model.subgraph((i,)) for i in range(instance.n_layers)]
+        self.compulsory = math.fsum(self.terms.base)
+
+    def under(self, act_bytes: int, weight_bytes: int) -> _Forced | None:
+        """The forced terms under one pair of candidates; None when a single layer fits no mode."""
+        instance, terms = self.instance, self.terms
+        over = partial(
+            FootprintBound.over,
+            shared=instance.shared,
+            act_capacity_bytes=act_bytes,
+            weight_capacity_bytes=weight_bytes,
+        )
+        shares = list(terms.base)
+        extra, alone = 0.0, 0
+        for i, single in enumerate(self.singles):
+            mode = single.mode_for(instance.shared, act_bytes, weight_bytes)
+            if mode is None:
+                return None
+            if mode is not single.resident and all(over(b) for b in self.neighbour_bounds[i]):
+                more = instance.metric_of(single, mode) - instance.metric_of(single, single.resident)
+                extra += more
+                shares[i] += more
+                alone += 1
+        cut = 0
+        for tensor in self.tensors:
+            if not over(tensor.hull):
+                continue
+            exiled: list[int] = []
+            for k, b in enumerate(tensor.with_producer):
+                if over(b) and all(over(tensor.between[j, k]) for j in exiled):
+                    exiled.append(k)
+            u = tensor.producer
+            extra += terms.write[u] + max(1, len(exiled)) * terms.read[u]
+            shares[u] += terms.write[u]
+            for k in exiled:
+                shares[tensor.readers[k]] += terms.read[u]
+            cut += 1
+        return _Forced(extra, tuple(shares), cut, alone)

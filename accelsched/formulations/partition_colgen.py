@@ -34,6 +34,18 @@ segment steps when the charge did not beat the inner point. On RandWire-A (parti
 only, 900 s of column generation) the charge beat it in every round, so LB is the
 charge's 6.22 MB; the segment steps alone reached 6.07 MB in the same time.
 
+The forced traffic as the first inner point
+-------------------------------------------
+With fixed capacities a first inner point needs no pricing: the forced traffic
+(:mod:`~accelsched.formulations.partition_bound`) shared among the layers that pay it,
+:func:`~accelsched.formulations.partition_bound.forced_duals`, leaves every reduced cost
+non-negative, so it proves its sum (the forced traffic, less the reads no single layer pays)
+before the first round, and the segment steps climb from there. Without it, the bound a
+pair of the capacity decomposition proves starts from the master's early duals, far below
+the forced traffic: RandWire-A's 1,152 KB pair (one shared buffer, energy; forced traffic
+8.0007e8 pJ, cutoff 8.0226e8) had proven 6.94e8 after 330 s, and the forced traffic, which
+settles most of the gap, was not a bound the pricing could build on.
+
 Closing the gap
 ---------------
 Let :math:`U` be the objective of a valid partition and LB a bound proven at duals
@@ -150,6 +162,7 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
+from accelsched.formulations.partition_bound import forced_duals
 from accelsched.formulations.partition_common import (
     Assignment,
     VariantTable,
@@ -251,7 +264,8 @@ class Outcome:
     complete
         Whether the table's columns hold an optimal partition.
     bound
-        The best lower bound proven (None when no exact pricing finished).
+        The best lower bound proven (None when no exact pricing finished and the forced traffic
+        gave no inner point).
     incumbent
         The best valid partition found (the warm start or better), as an assignment.
     rounds
@@ -339,6 +353,20 @@ class ColumnGeneration:
         master is optimal then, nor, with fixed capacities, after (branching takes over at once)."""
         self.exact_s: float | None = None
         """Seconds the last exact round took (its pricing MILP and steps; None before the first)."""
+        self._start_inside()
+
+    def _start_inside(self) -> None:
+        """With fixed capacities, the forced traffic's duals
+        (:func:`~accelsched.formulations.partition_bound.forced_duals`) are the first inner point:
+        every reduced cost is non-negative there, so they prove their sum before any pricing, and
+        the segment steps climb from it (module docstring, "The forced traffic as the first inner
+        point")."""
+        if self.instance.co_exploration:
+            return
+        duals = forced_duals(self.table)
+        if duals is not None:
+            self.inner = duals
+            self.inner_bound = self.bound = math.fsum(duals)
 
     def _tolerance(self, lp: MasterLp) -> float:
         return PRICING_EPS * max(1.0, abs(lp.value))
@@ -383,7 +411,8 @@ class ColumnGeneration:
         these degenerate masters the heuristics can add columns for long without moving
         it) or once the heuristics have had :data:`EXACT_SHARE_RATIO` times the last exact
         round's time (they can also lower it for long without the bound moving), for the
-        bound its dual bound proves. A listing gives up after
+        bound its dual bound proves. The work is complete as soon as that bound proves that no
+        partition beats :math:`U` (:meth:`settled`), the master optimal or not. A listing gives up after
         :data:`LISTING_LIMIT` columns or :data:`LISTING_SHARE` of the time left to it. With
         fixed capacities, when the listing at the end gives up, or is skipped because an
         earlier one gave up for time (:attr:`slow`), the outcome says that the master is
@@ -406,6 +435,8 @@ class ColumnGeneration:
             ``deadline`` go on).
         """
         listing_deadline = deadline if listing_deadline is None else listing_deadline
+        if self.settled():
+            return self._done()
         state = self._generate(deadline, listing_deadline, early=True, tailing=True)
         if isinstance(state, Outcome):
             return state
@@ -521,7 +552,7 @@ class ColumnGeneration:
         duals. With ``tailing``, also returns it when the master tails off (:meth:`tails`) after
         an exact pricing that added columns. Returns an outcome when the work stops, or when a
         listing before the master is optimal (only when ``early``, until ``listing_deadline``)
-        completed the proof."""
+        completed the proof, or (only when ``early``) the bound settled it (:meth:`settled`)."""
         lp = self.master.solve_lp(deadline)
         best_value, stalled, vertex = lp.value, 0, False
         heuristic_s = 0.0  # heuristic pricing since the last exact round
@@ -558,6 +589,8 @@ class ColumnGeneration:
                 self.exact_s = time.perf_counter() - start
                 if prune_above is not None and self.bound is not None and self.bound > prune_above:
                     return lp
+                if early and self.settled():
+                    return self._done()
                 if added and early and not self.slow and self._near(lp):
                     closed = self._close(listing_deadline, LISTING_LIMIT, self._give_up(listing_deadline))
                     if closed is not None:
@@ -595,12 +628,22 @@ class ColumnGeneration:
         r"""The bound above which no partition beats :math:`U` (:attr:`upper`): :math:`U`
         less one step when every objective is a whole number of steps (bytes,
         :attr:`VariantTable.objective_step <accelsched.formulations.partition_common.VariantTable>`),
-        :math:`U` less the pricing's tolerance :math:`\epsilon |U|` otherwise."""
-        assert self.incumbent is not None
+        :math:`U` less the pricing's tolerance :math:`\epsilon |U|` otherwise (inf without
+        an incumbent or a cutoff)."""
         upper = self.upper
+        if not math.isfinite(upper):
+            return math.inf
         if self.table.objective_step:
             return upper - self.table.objective_step + 1e-9 * max(1.0, abs(upper))
         return upper - PRICING_EPS * max(1.0, abs(upper))
+
+    def settled(self) -> bool:
+        """Whether the bound proven is above :meth:`prune_level`: no partition beats :math:`U`, so the
+        incumbent is optimal (it is in the table) or none lies below the cutoff, and the work is done."""
+        return self.bound is not None and self.bound > self.prune_level()
+
+    def _done(self) -> Outcome:
+        return Outcome(True, self.bound, self.incumbent, self.done, self.listed)
 
     def tails(self, lp: MasterLp, prune_above: float | None = None) -> bool:
         """Tailing-off control (early branching, Vanderbeck 2005): whether a master that is not
@@ -786,7 +829,7 @@ class ColumnGeneration:
                     added += bool(self.table.add(members))
             self.listed += added
             if answer.complete and not answer.sets:
-                return Outcome(True, self.bound, self.incumbent, self.done, self.listed)
+                return self._done()
             if limit is not None and self.listed - listed >= limit:
                 return None
             if give_up is not None and time.perf_counter() > give_up:

@@ -1,5 +1,6 @@
-"""The forced-traffic bound of the partition objective: by hand, against brute force, and in the
-exact models' results when the column set is incomplete."""
+"""The forced-traffic bound of the partition objective: by hand, against brute force, as cover duals
+(column generation's first inner point), and in the exact models' results when the column set is
+incomplete."""
 
 from __future__ import annotations
 
@@ -7,15 +8,18 @@ import math
 
 import pytest
 
-from accelsched.formulations.partition_bound import forced_traffic_bound
+from accelsched.formulations.partition_bound import forced_duals, forced_traffic_bound
+from accelsched.formulations.partition_colgen import ColumnGeneration
 from accelsched.formulations.partition_common import VariantTable, compulsory_bound
 from accelsched.formulations.partition_milp import solve_milp
+from accelsched.hardware import load_accelerator
+from accelsched.models.workload import Workload
 from accelsched.problems.base import MethodSpec
-from accelsched.problems.partition import PROBLEM, Metric, PartitionInstance, PartitionSolution
+from accelsched.problems.partition import PROBLEM, BufferDesign, Metric, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import enumerate_columns
 from accelsched.registry import run_method
 from accelsched.solvers import Result, SolveOptions
-from tests.formulations.partition_helpers import chain3, run
+from tests.formulations.partition_helpers import chain3, conv, run
 from tests.problems.partition_oracle import brute_force, small_instance
 
 CONFIGS = [
@@ -106,3 +110,74 @@ def test_an_incomplete_column_set_reports_the_forced_traffic_bound() -> None:
     assert result.bound is not None and result.objective is not None
     assert forced <= result.bound + 1e-9 * forced and result.bound <= best <= result.objective
     assert "optimality not proven, bound = forced traffic" in result.stats.native_status
+
+
+FIXED_CONFIGS = [
+    pytest.param({}, id="separate-ema"),
+    pytest.param({"act_kb": (2,), "weight_kb": (1,)}, id="separate-ema-tight"),
+    pytest.param({"shared": True, "act_kb": (3,)}, id="shared-ema"),
+    pytest.param({"act_kb": (3,), "weight_kb": (1,), "metric": Metric.ENERGY}, id="separate-energy"),
+    pytest.param({"shared": True, "act_kb": (4,), "metric": Metric.ENERGY}, id="shared-energy"),
+]
+
+
+@pytest.mark.parametrize("config", FIXED_CONFIGS)
+def test_the_forced_duals_leave_every_reduced_cost_non_negative(config: dict) -> None:
+    """Every variant of every subgraph that fits (the complete enumeration) costs at least the forced
+    duals of its layers, so their sum is a bound; it is the forced traffic less the reads no single
+    layer pays, and the duals carry forced reads in some of these tight instances."""
+    carried = exact = 0
+    for seed in range(12):
+        instance = small_instance(6 + seed % 3, seed, **config)
+        table = _table(instance)
+        assert table.complete
+        duals = forced_duals(table)
+        forced = forced_traffic_bound(table)
+        assert (duals is None) == (forced is None), f"seed {seed}"
+        if duals is None or forced is None:
+            continue
+        for j, variant in enumerate(table.variants):
+            members = table.members(j)
+            paid = math.fsum(duals[i] for i in members)
+            assert table.variant_coefficient(j) >= paid - 1e-9 * abs(paid), (seed, members, variant.mode.name)
+        total = math.fsum(duals)
+        assert total <= forced.value + 1e-9 * forced.value, f"seed {seed}"
+        best, _ = brute_force(instance)
+        assert total <= best + 1e-9 * best, f"seed {seed}"
+        compulsory = compulsory_bound(table)
+        carried += total > compulsory * (1 + 1e-9)
+        exact += forced.value > compulsory * (1 + 1e-9) and total == pytest.approx(forced.value, rel=1e-12)
+    assert carried >= 2, "the tight buffers of these instances force some cuts"
+    assert exact >= 1, "in some instance every forced read is paid by a layer"
+
+
+def test_a_read_that_no_layer_pays_stays_out_of_the_duals() -> None:
+    """L0 feeds L1 and L2; each fits beside it under 256 B, the three do not. L0's output is written
+    and read once whatever the partition (the bound's 1512 B, the optimum), but either reader may
+    share L0's subgraph and skip the read: the duals carry the write alone (1256 B), and every
+    subgraph costs at least its layers' duals."""
+    workload = Workload("fork3", (conv("L0", 2, 4), conv("L1", 4, 4, ("L0",)), conv("L2", 4, 4, ("L0",))))
+    instance = PartitionInstance(
+        workload, load_accelerator("cocco-simba-separate"), BufferDesign.SEPARATE, (256,), (1024,), Metric.EMA, 0.002
+    )
+    table = _table(instance)
+    duals = forced_duals(table)
+    assert duals is not None and _bound(instance) == 1512 == run("enumerate", instance).objective
+    assert duals == (456, 656 - 256, 656 - 256) and sum(duals) == 1512 - 256  # L0 pays its write, no reader a read
+    for j in range(len(table.variants)):
+        assert table.variant_coefficient(j) >= sum(duals[i] for i in table.members(j))
+
+
+def test_column_generation_starts_from_the_forced_duals() -> None:
+    """With fixed capacities the forced traffic's duals are the first inner point, and their sum the
+    bound before any pricing; in co-exploration there is none (one pair's duals are not the LP's)."""
+    instance = small_instance(10, 2, act_kb=(2,), weight_kb=(1,))
+    table = VariantTable(instance, enumerate_columns(instance, budget=12))
+    duals = forced_duals(table)
+    generation = ColumnGeneration(table, None)
+    assert duals is not None and generation.inner == duals
+    assert generation.bound == generation.inner_bound == math.fsum(duals) > compulsory_bound(table)
+    co = small_instance(10, 2, act_kb=(2, 4), weight_kb=(1,))
+    assert ColumnGeneration(VariantTable(co, enumerate_columns(co, budget=12)), None).inner is None
+    with pytest.raises(ValueError, match="one candidate per buffer"):
+        forced_duals(_table(co))

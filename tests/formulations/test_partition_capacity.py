@@ -134,6 +134,37 @@ def test_a_cutoff_proves_the_optimum_or_that_none_lies_below_it(seed: int, offse
         assert same(found, best), (found, best, cutoff)
 
 
+def test_a_bound_past_the_cutoff_ends_the_work_without_a_listing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pair's column generation stops at the round whose bound passes its cutoff (nothing lies
+    below it: complete), before a listing or convergence; a cutoff the forced traffic already passes
+    needs no round."""
+
+    def no_listing(*_: Any, **__: Any) -> Any:
+        raise AssertionError("listed below a gap although the bound had passed the cutoff")
+
+    monkeypatch.setattr(ColumnGeneration, "_close", no_listing)
+    passed = 0
+    for seed in range(12):
+        single = fixed(instance_of(seed), instance_of(seed).capacity_pairs()[-1])
+        best = run("enumerate", single).objective
+        assert best is not None
+        table = VariantTable(single, enumerate_columns(single, BUDGET))
+        start = ColumnGeneration(table, None).bound
+        assert start is not None
+        below = ColumnGeneration(table, None, cutoff=start * 0.999)
+        outcome = below.run(None)
+        assert outcome.complete and outcome.rounds == 0 and below.settled(), seed
+        cutoff = start + 0.5 * (best - start)  # above the forced traffic, below the LP bound here
+        if cutoff <= start * (1 + 1e-6):
+            continue
+        generation = ColumnGeneration(VariantTable(single, enumerate_columns(single, BUDGET)), None, cutoff=cutoff)
+        outcome = generation.run(None)
+        assert outcome.complete and outcome.rounds > 0 and generation.settled(), seed
+        assert outcome.bound is not None and outcome.bound > generation.prune_level()
+        passed += 1
+    assert passed >= 6, passed
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_a_round_limit_leaves_a_valid_bound_at_least_the_forced_traffic(seed: int) -> None:
     instance = instance_of(seed)
