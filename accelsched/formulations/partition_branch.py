@@ -93,7 +93,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS, PRICING_EPS, ColumnGeneration, Outcome
-from accelsched.formulations.partition_common import Assignment, Prepared, VariantTable, checked_warm_start
+from accelsched.formulations.partition_common import Assignment, InnerPoint, Prepared, VariantTable, checked_warm_start
 from accelsched.formulations.partition_ledger import Ledger
 from accelsched.formulations.partition_master import MasterLp
 from accelsched.formulations.partition_rules import PairRule
@@ -450,6 +450,7 @@ def prepare(
     listed: ColumnSet | None = None,
     ledger: Ledger | None = None,
     seeds: Sequence[Sequence[int]] = (),
+    inner: InnerPoint | None = None,
 ) -> Prepared:
     """Check the warm start, list the columns, build the table; generate columns when the list stops early.
 
@@ -478,7 +479,9 @@ def prepare(
     to it (:mod:`~accelsched.formulations.partition_ledger`). ``seeds``: subgraphs (layer
     indices, each a valid column of the instance) that column generation starts from beside
     the smallest listed columns: those an earlier solve of the same pair or of a pair within
-    it generated.
+    it generated. ``inner``: an inner point proven for the instance or for a pair containing it,
+    which column generation starts from (:class:`ColumnGeneration`); the returned
+    :attr:`Prepared.inner` is the root's, before any branching (a node's holds only under its rules).
     Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
     set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
     takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
@@ -511,9 +514,10 @@ def prepare(
         return decompose(instance, options, table, warm, notes, start, columns, settings, ledger)
     if master is not columns:
         notes.append(f"column generation starts from the {MASTER_COLUMNS} smallest of {len(columns)} columns")
-    generation = ColumnGeneration(table, assignment, options.threads, settings.rounds, cutoff)
+    generation = ColumnGeneration(table, assignment, options.threads, settings.rounds, cutoff, inner)
     proof_deadline = None if limit is None else start + (1 - FINAL_SHARE) * limit
     outcome = generation.run(None if limit is None else start + 3 * limit / 4, proof_deadline)
+    root = generation.inner_point
     handover = outcome.converged or _unfinished_root(generation, outcome, proof_deadline)
     if handover and generation.incumbent is None:  # a stopped root, with no warm start and no listing yet
         generation.incumbent = generation.master.solve_integer(None, proof_deadline)
@@ -539,7 +543,7 @@ def prepare(
     better = outcome.incumbent is not None and (
         assignment is None or table.objective(outcome.incumbent) < table.objective(assignment)
     )
-    return Prepared(table, outcome.incumbent if better else assignment, tuple(notes), deadline, better)
+    return Prepared(table, outcome.incumbent if better else assignment, tuple(notes), deadline, better, root)
 
 
 def tree_note(log: tuple[str, ...]) -> str:

@@ -80,6 +80,10 @@ solved in this run, and those an earlier run left in the ledger for the pairs it
 (shared buffer, energy; cutoff 1.2931e9 pJ, two runs at once, one per core): started from the
 1,383 subgraphs of its first run, its bound was 1.2821e9 at 1,304 s, against 1.2224e9 from the
 smallest columns alone (:data:`~accelsched.formulations.partition_colgen.EXACT_FIRST_S`).
+It also starts from the best inner point proven for it or for a pair containing it, in this
+run or an earlier one (:class:`~accelsched.formulations.partition_common.InnerPoint`): its bound
+starts where the earlier solve's ended, and the pairs within a solved pair start from that
+bound rather than from their forced traffic.
 
 The pairs are independent given :math:`U`, so with ``threads`` above 1
 (:class:`~accelsched.solvers.SolveOptions`) that many are solved at once, each in a process
@@ -114,7 +118,7 @@ from accelsched.formulations import partition_branch
 from accelsched.formulations.partition_bound import forced_traffic_per_pair
 from accelsched.formulations.partition_branch import ProofSettings
 from accelsched.formulations.partition_colgen import PRICING_EPS
-from accelsched.formulations.partition_common import Prepared, VariantTable, checked_warm_start
+from accelsched.formulations.partition_common import InnerPoint, Prepared, VariantTable, checked_warm_start
 from accelsched.formulations.partition_ledger import Ledger, instance_digest
 from accelsched.formulations.partition_milp import PartitionMilp
 from accelsched.problems.partition import Metric, PartitionInstance, PartitionSolution
@@ -300,6 +304,8 @@ class CapacityDecomposition:
         self.ledger = ledger
         self.generated: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
         """The subgraphs each solved pair's column generation found (:attr:`PairOutcome.generated`)."""
+        self.inner: dict[tuple[int, int], InnerPoint] = {}
+        """Per pair solved (in this run or, from the ledger, an earlier one): its best root inner point."""
         self.code = code_fingerprint() if ledger is not None else ""
         """The code's fingerprint, recorded with each pair in the ledger."""
         if ledger is not None:
@@ -313,6 +319,7 @@ class CapacityDecomposition:
             known = ledger.pairs.get((point.act_bytes, point.weight_bytes))
             if known is not None:
                 self._raise(point, known.lower)
+        self.inner.update(ledger.inner)
         if ledger.incumbent is not None:
             value = self._objective(ledger.incumbent)
             if value < self.upper:
@@ -396,7 +403,15 @@ class CapacityDecomposition:
                 self.incumbent, act_capacity_bytes=point.act_bytes, weight_capacity_bytes=point.weight_bytes
             )
         limit = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        task = PairTask(point.act_bytes, point.weight_bytes, self.cutoff(point), moved, limit, self._seeds(point))
+        task = PairTask(
+            point.act_bytes,
+            point.weight_bytes,
+            self.cutoff(point),
+            moved,
+            limit,
+            self._seeds(point),
+            self._inner_point(point),
+        )
         LOGGER.info(
             "pair %d/%d KB starts: floor %.7g, cutoff %.7g, %d open",
             point.act_bytes // 1024,
@@ -425,10 +440,23 @@ class CapacityDecomposition:
                 seen.setdefault(mask_of(members), members)
         return tuple(seen.values())
 
+    def _inner_point(self, point: CapacityPoint) -> InnerPoint | None:
+        """The inner point of highest bound proven for the pair or a pair containing it (it is one of
+        the pair's, :class:`~accelsched.formulations.partition_common.InnerPoint`), or None."""
+        found = [
+            inner
+            for (act, weight), inner in self.inner.items()
+            if act >= point.act_bytes and weight >= point.weight_bytes
+        ]
+        return max(found, key=lambda inner: inner.bound, default=None)
+
     def _apply(self, point: CapacityPoint, task: PairTask, outcome: PairOutcome) -> bool:
         """Record a pair's outcome (its bound, within it too; a better incumbent); whether it was settled."""
         self.solved += 1
-        self.generated[point.act_bytes, point.weight_bytes] = outcome.generated
+        key = (point.act_bytes, point.weight_bytes)
+        self.generated[key] = outcome.generated
+        if outcome.inner is not None and (key not in self.inner or outcome.inner.bound > self.inner[key].bound):
+            self.inner[key] = outcome.inner
         self._raise(point, outcome.lower)
         point.settled = point.settled or outcome.settled
         result = "no partition"
@@ -439,7 +467,9 @@ class CapacityDecomposition:
                 self.incumbent, self.upper = outcome.best, value
         if self.ledger is not None:
             columns = () if outcome.settled else outcome.generated  # to start from when solved again
-            self.ledger.record(point.act_bytes, point.weight_bytes, point.lower, outcome.seconds, self.code, columns)
+            self.ledger.record(
+                point.act_bytes, point.weight_bytes, point.lower, outcome.seconds, self.code, columns, outcome.inner
+            )
             self._write_ledger()
         self.log.append(
             f"{point.act_bytes // 1024}/{point.weight_bytes // 1024} KB: cutoff {task.cutoff:.12g}, "
@@ -583,7 +613,15 @@ class PairSolver:
         warm, _ = checked_warm_start(fixed, task.warm)
         listed = self.pair_columns(fixed)
         run = partition_branch.prepare(
-            fixed, options, warm, start, self.settings, cutoff=task.cutoff, listed=listed, seeds=task.seeds
+            fixed,
+            options,
+            warm,
+            start,
+            self.settings,
+            cutoff=task.cutoff,
+            listed=listed,
+            seeds=task.seeds,
+            inner=task.inner,
         )
         milp = PartitionMilp(run.table)
         start_values = milp.start(run.warm) if run.warm else None
@@ -605,6 +643,7 @@ class PairSolver:
             None if best is None else run.table.objective(best),
             time.perf_counter() - start,
             () if listed.complete else _generated(run.table, listed),
+            run.inner,
         )
 
 
@@ -625,6 +664,9 @@ class PairTask:
     seeds
         Subgraphs (layer indices) the pair's column generation starts from: those generated by
         earlier solves of the pair (its ledger) and of pairs within it, which fit it.
+    inner
+        The inner point its column generation starts from: the best proven by earlier solves of
+        the pair or of pairs containing it, or None.
     """
 
     act_bytes: int
@@ -633,6 +675,7 @@ class PairTask:
     warm: PartitionSolution | None
     limit_s: float | None
     seeds: tuple[tuple[int, ...], ...] = ()
+    inner: InnerPoint | None = None
 
 
 @dataclass(frozen=True)
@@ -654,6 +697,8 @@ class PairOutcome:
     generated
         The subgraphs of its table that were not among the pair's listed columns: those
         column generation found (and the warm start's, the seeds).
+    inner
+        The root inner point of its column generation (None when its columns were all listed).
     """
 
     lower: float
@@ -662,6 +707,7 @@ class PairOutcome:
     metric: float | None
     seconds: float
     generated: tuple[tuple[int, ...], ...] = ()
+    inner: InnerPoint | None = None
 
 
 def _generated(table: VariantTable, listed: ColumnSet) -> tuple[tuple[int, ...], ...]:

@@ -43,8 +43,13 @@ non-negative, so it proves its sum (the forced traffic, less the reads no single
 before the first round, and the segment steps climb from there. Without it, the bound a
 pair of the capacity decomposition proves starts from the master's early duals, far below
 the forced traffic: RandWire-A's 1,152 KB pair (one shared buffer, energy; forced traffic
-8.0007e8 pJ, cutoff 8.0226e8) had proven 6.94e8 after 330 s, and the forced traffic, which
-settles most of the gap, was not a bound the pricing could build on.
+8.0007e8 pJ, cutoff 8.0226e8, seeded with 6,685 ledger subgraphs) had proven 6.94e8 after
+330 s and was still open when its limit stopped it at 654 s. Started from the forced duals,
+its first proven step reached 8.5066e8 at 446 s (on a third of a core at first, beside two
+other solves), past the cutoff: the pair is settled. A bound past the cutoff, or past the
+incumbent's objective, ends the work there (:meth:`ColumnGeneration.settled`). A pair may also
+start from an inner point proven earlier for it or for a pair containing it
+(:class:`~accelsched.formulations.partition_common.InnerPoint`, kept in the ledger).
 
 Closing the gap
 ---------------
@@ -165,6 +170,7 @@ import numpy as np
 from accelsched.formulations.partition_bound import forced_duals
 from accelsched.formulations.partition_common import (
     Assignment,
+    InnerPoint,
     VariantTable,
 )
 from accelsched.formulations.partition_master import MasterLp, RestrictedMaster
@@ -314,6 +320,10 @@ class ColumnGeneration:
         (:attr:`upper`), so the gap, the pruning and a completed proof are for the partitions
         below it. A complete outcome then says that the table holds an optimal partition *or*
         that none lies below the cutoff (:meth:`prune_level`).
+    start
+        An inner point proven earlier for this instance or for one whose columns include its
+        own (:class:`~accelsched.formulations.partition_common.InnerPoint`; fixed capacities
+        only): the first inner point when its bound beats the forced traffic's.
     """
 
     def __init__(
@@ -323,6 +333,7 @@ class ColumnGeneration:
         threads: int = 1,
         rounds: int = DEFAULT_ROUNDS,
         cutoff: float = math.inf,
+        start: InnerPoint | None = None,
     ) -> None:
         self.table = table
         self.instance = table.instance
@@ -353,20 +364,34 @@ class ColumnGeneration:
         master is optimal then, nor, with fixed capacities, after (branching takes over at once)."""
         self.exact_s: float | None = None
         """Seconds the last exact round took (its pricing MILP and steps; None before the first)."""
-        self._start_inside()
+        self._start_inside(start)
 
-    def _start_inside(self) -> None:
+    def _start_inside(self, start: InnerPoint | None) -> None:
         """With fixed capacities, the forced traffic's duals
         (:func:`~accelsched.formulations.partition_bound.forced_duals`) are the first inner point:
         every reduced cost is non-negative there, so they prove their sum before any pricing, and
         the segment steps climb from it (module docstring, "The forced traffic as the first inner
-        point")."""
+        point"); ``start`` replaces them when its bound is higher."""
         if self.instance.co_exploration:
+            if start is not None:
+                raise ValueError("an inner point to start from needs fixed capacities")
             return
         duals = forced_duals(self.table)
-        if duals is not None:
-            self.inner = duals
-            self.inner_bound = self.bound = math.fsum(duals)
+        points = [] if duals is None else [InnerPoint(duals, math.fsum(duals))]
+        if start is not None:
+            if len(start.duals) != self.instance.n_layers:
+                raise ValueError(f"the inner point has {len(start.duals)} duals for {self.instance.n_layers} layers")
+            points.append(start)
+        best = max(points, key=lambda point: point.bound, default=None)
+        if best is not None:
+            self.inner, self.inner_bound, self.bound = best.duals, best.bound, best.bound
+
+    @property
+    def inner_point(self) -> InnerPoint | None:
+        """The inner point and its bound (None before one is proven)."""
+        if self.inner is None or self.inner_bound is None:
+            return None
+        return InnerPoint(self.inner, self.inner_bound)
 
     def _tolerance(self, lp: MasterLp) -> float:
         return PRICING_EPS * max(1.0, abs(lp.value))

@@ -31,6 +31,7 @@ from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 
 __all__ = [
     "Assignment",
+    "InnerPoint",
     "Prepared",
     "Variant",
     "VariantTable",
@@ -341,6 +342,30 @@ def checked_warm_start(
 
 
 @dataclass(frozen=True)
+class InnerPoint:
+    """Cover duals at which column generation proved every missing column's reduced cost non-negative
+    (its inner point, :mod:`~accelsched.formulations.partition_colgen`), and the bound they prove.
+
+    With fixed capacities such a point, proven for one pair of capacities, is one for every pair
+    within it too: a smaller pair's subgraphs are some of the larger's, a single layer's modes
+    under it cost at least its cheapest mode under the larger, and its least metric is at least
+    the larger's, so the bound holds there as well. A pair's solve may start from the inner point
+    of any pair containing it (:mod:`~accelsched.formulations.partition_capacity`, kept across
+    runs by :mod:`~accelsched.formulations.partition_ledger`).
+
+    Attributes
+    ----------
+    duals
+        One per layer.
+    bound
+        The lower bound of the objective they prove.
+    """
+
+    duals: tuple[float, ...]
+    bound: float
+
+
+@dataclass(frozen=True)
 class Prepared:
     """What a model-based method builds before its solver runs.
 
@@ -357,6 +382,8 @@ class Prepared:
     generated
         Whether ``warm`` is column generation's partition (better than the warm start, or
         found without one) rather than the warm start.
+    inner
+        The root column generation's inner point (fixed capacities), or None.
     """
 
     table: VariantTable
@@ -364,6 +391,7 @@ class Prepared:
     notes: tuple[str, ...]
     deadline: float | None
     generated: bool = False
+    inner: InnerPoint | None = None
 
     @property
     def start_label(self) -> str:

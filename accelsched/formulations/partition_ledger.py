@@ -13,7 +13,10 @@ Pairs already settled are then below no incumbent and are not solved again. For 
 left open the ledger also keeps the subgraphs its last solve generated, and its next solve
 starts its column generation from them (with the cutoff of the best incumbent known): the
 climb of the master's LP, most of a pair's time, is not repeated, only the proof of the
-bound (the exact pricing at the new master's duals).
+bound (the exact pricing at the new master's duals). The ledger also keeps each pair's best
+root inner point (:class:`~accelsched.formulations.partition_common.InnerPoint`: duals and the
+bound they prove), which the pair's next solve, and those of the pairs within it, start from:
+its bound is not climbed again either.
 
 The file is JSON, written again after each solved pair (to a temporary file, then renamed,
 so that a run killed while writing leaves the previous ledger)::
@@ -23,7 +26,8 @@ so that a run killed while writing leaves the previous ledger)::
      "incumbent": {"solution": {...}, "objective": 2848378.35},
      "pairs": [{"act_bytes": 262144, "weight_bytes": 0, "lower": 1.24e9,
                 "seconds": 2582.8, "code": "1a2b3c4d5e6f",
-                "columns": [[3, 4, 7], ...]}, ...]}
+                "columns": [[3, 4, 7], ...],
+                "inner": {"bound": 1.24e9, "duals": [...]} or null}, ...]}
 
 The instance digest covers the workload, the accelerator, the buffer design, the candidates,
 the metric and alpha: a ledger opened for another instance is refused. The cost model is
@@ -50,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from accelsched.errors import InputError
+from accelsched.formulations.partition_common import InnerPoint
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import (
     PartitionInstance,
@@ -163,6 +168,9 @@ class Ledger:
         self.pairs: dict[tuple[int, int], PairBound] = {}
         self.columns: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
         """Per pair left open, the subgraphs its last solve generated (its next solve starts from them)."""
+        self.inner: dict[tuple[int, int], InnerPoint] = {}
+        """Per pair, the best root inner point its solves proved (its next solve, and those of the pairs
+        within it, start from it)."""
         self.incumbent: PartitionSolution | None = None
         self.objective = math.inf
         if self.path.exists():
@@ -193,6 +201,11 @@ class Ledger:
                 for entry in data["pairs"]
                 if entry.get("columns")
             }
+            self.inner = {
+                (entry["act_bytes"], entry["weight_bytes"]): self._inner_point(entry["inner"])
+                for entry in data["pairs"]
+                if entry.get("inner") is not None
+            }
             incumbent = data["incumbent"]
             if incumbent is not None:
                 self._restore_incumbent(PartitionSolution.from_dict(incumbent["solution"]), incumbent["objective"])
@@ -214,6 +227,19 @@ class Ledger:
                 raise ValueError(f"pair field columns: {members!r} is not a weakly connected subgraph")
             kept.append(tuple(sorted(members)))
         return tuple(kept)
+
+    def _inner_point(self, entry: Any) -> InnerPoint:
+        """A pair's recorded inner point, validated: ``ValueError`` saying what is wrong."""
+        if not isinstance(entry, dict):
+            raise ValueError(f"pair field inner must be an object with bound and duals, got {type(entry).__name__}")
+        bound, duals = entry["bound"], entry["duals"]
+        n = self.instance.n_layers
+        if not isinstance(duals, list) or len(duals) != n:
+            raise ValueError(f"pair field inner: duals must be a list of {n} numbers (one per layer)")
+        for value in (bound, *duals):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise ValueError(f"pair field inner: {value!r} is not a finite number")
+        return InnerPoint(tuple(float(v) for v in duals), float(bound))
 
     def _restore_incumbent(self, solution: PartitionSolution, recorded: Any) -> None:
         if isinstance(recorded, bool) or not isinstance(recorded, int | float):
@@ -244,15 +270,18 @@ class Ledger:
         seconds: float,
         code: str,
         columns: tuple[tuple[int, ...], ...] = (),
+        inner: InnerPoint | None = None,
     ) -> None:
-        """Keep the better of a pair's bounds, add its solve time, keep the subgraphs its solve generated
-        when it is left open (none when settled); written by :meth:`save`."""
+        """Keep the better of a pair's bounds and of its inner points, add its solve time, keep the
+        subgraphs its solve generated when it is left open (none when settled); written by :meth:`save`."""
         key = (act_bytes, weight_bytes)
         before = self.pairs.get(key)
         if before is not None:
             lower, seconds = max(lower, before.lower), seconds + before.seconds
         self.pairs[key] = PairBound(act_bytes, weight_bytes, lower, seconds, code)
         self.columns[key] = columns
+        if inner is not None and (key not in self.inner or inner.bound > self.inner[key].bound):
+            self.inner[key] = inner
 
     def offer(self, solution: PartitionSolution, value: float) -> None:
         """Keep ``solution`` (checked, of co-exploration objective ``value``) when it beats the incumbent."""
@@ -270,15 +299,21 @@ class Ledger:
             "instance": self.digest,
             "workload": self.instance.workload.name,
             "incumbent": incumbent,
-            "pairs": [
-                pair.to_dict() | {"columns": [list(members) for members in self.columns.get(_pair_key(pair), ())]}
-                for pair in sorted(self.pairs.values(), key=_pair_key)
-            ],
+            "pairs": [self._entry(pair) for pair in sorted(self.pairs.values(), key=_pair_key)],
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         partial = self.path.with_name(self.path.name + ".partial")
         partial.write_text(json.dumps(payload, separators=(",", ":")) + "\n")  # compact: thousands of subgraphs
         os.replace(partial, self.path)
+
+    def _entry(self, pair: PairBound) -> dict[str, Any]:
+        """A pair's JSON entry: its bound, its subgraphs, its inner point (null when none)."""
+        key = _pair_key(pair)
+        inner = self.inner.get(key)
+        return pair.to_dict() | {
+            "columns": [list(members) for members in self.columns.get(key, ())],
+            "inner": None if inner is None else {"bound": inner.bound, "duals": list(inner.duals)},
+        }
 
 
 def _pair_key(pair: PairBound) -> tuple[int, int]:

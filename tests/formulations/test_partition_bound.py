@@ -10,7 +10,7 @@ import pytest
 
 from accelsched.formulations.partition_bound import forced_duals, forced_traffic_bound
 from accelsched.formulations.partition_colgen import ColumnGeneration
-from accelsched.formulations.partition_common import VariantTable, compulsory_bound
+from accelsched.formulations.partition_common import InnerPoint, VariantTable, compulsory_bound
 from accelsched.formulations.partition_milp import solve_milp
 from accelsched.hardware import load_accelerator
 from accelsched.models.workload import Workload
@@ -170,14 +170,23 @@ def test_a_read_that_no_layer_pays_stays_out_of_the_duals() -> None:
 
 def test_column_generation_starts_from_the_forced_duals() -> None:
     """With fixed capacities the forced traffic's duals are the first inner point, and their sum the
-    bound before any pricing; in co-exploration there is none (one pair's duals are not the LP's)."""
+    bound before any pricing, unless a given inner point proves more; in co-exploration there is none
+    (one pair's duals are not the LP's)."""
     instance = small_instance(10, 2, act_kb=(2,), weight_kb=(1,))
     table = VariantTable(instance, enumerate_columns(instance, budget=12))
     duals = forced_duals(table)
     generation = ColumnGeneration(table, None)
     assert duals is not None and generation.inner == duals
     assert generation.bound == generation.inner_bound == math.fsum(duals) > compulsory_bound(table)
+    lower, higher = InnerPoint((0.0,) * len(duals), 1.0), InnerPoint(duals, math.fsum(duals) + 1.0)
+    assert ColumnGeneration(table, None, start=lower).inner_point == InnerPoint(duals, math.fsum(duals))
+    assert ColumnGeneration(table, None, start=higher).inner_point == higher
+    with pytest.raises(ValueError, match="9 duals for 10 layers"):
+        ColumnGeneration(table, None, start=InnerPoint(duals[1:], 1.0))
     co = small_instance(10, 2, act_kb=(2, 4), weight_kb=(1,))
-    assert ColumnGeneration(VariantTable(co, enumerate_columns(co, budget=12)), None).inner is None
+    co_table = VariantTable(co, enumerate_columns(co, budget=12))
+    assert ColumnGeneration(co_table, None).inner is None
+    with pytest.raises(ValueError, match="needs fixed capacities"):
+        ColumnGeneration(co_table, None, start=higher)
     with pytest.raises(ValueError, match="one candidate per buffer"):
         forced_duals(_table(co))

@@ -134,6 +134,30 @@ def test_a_cutoff_proves_the_optimum_or_that_none_lies_below_it(seed: int, offse
         assert same(found, best), (found, best, cutoff)
 
 
+@pytest.mark.parametrize("seed", range(6))  # one per configuration
+def test_a_pair_started_from_the_inner_point_of_a_pair_containing_it_stays_exact(seed: int) -> None:
+    """The root inner point of the largest pair is one of every pair (their columns are some of its):
+    started from it, each pair's column generation keeps a bound at least its bound and its table
+    still holds the enumeration optimum."""
+    instance = instance_of(seed)
+    pairs = instance.capacity_pairs()
+    top = prepare(fixed(instance, pairs[-1]), SolveOptions(), None, 0.0, ProofSettings(BUDGET))
+    assert top.inner is not None
+    for pair in pairs[:-1]:
+        single = fixed(instance, pair)
+        best = run("enumerate", single).objective
+        if best is None:  # a layer fits no mode under the pair
+            continue
+        prepared = prepare(single, SolveOptions(), None, 0.0, ProofSettings(BUDGET), inner=top.inner)
+        assert prepared.table.complete and prepared.inner is not None and prepared.inner.bound >= top.inner.bound
+        assert prepared.table.column_set.bound is not None
+        assert prepared.table.column_set.bound <= best * (1 + 1e-9), (seed, pair)
+        milp = PartitionMilp(prepared.table)
+        answer = solve(milp.model, "highs", prepared.solver_options(SolveOptions()))
+        assert answer.status is Status.OPTIMAL and answer.values is not None
+        assert same(prepared.table.objective(milp.decode(answer.values)), best), (seed, pair)
+
+
 def test_a_bound_past_the_cutoff_ends_the_work_without_a_listing(monkeypatch: pytest.MonkeyPatch) -> None:
     """A pair's column generation stops at the round whose bound passes its cutoff (nothing lies
     below it: complete), before a listing or convergence; a cutoff the forced traffic already passes

@@ -16,6 +16,7 @@ import pytest
 from accelsched.errors import InputError
 from accelsched.formulations.partition_branch import ProofSettings
 from accelsched.formulations.partition_capacity import CapacityDecomposition, PairOutcome, PairSolver, PairTask
+from accelsched.formulations.partition_common import InnerPoint
 from accelsched.formulations.partition_cpsat import solve_cpsat_partition
 from accelsched.formulations.partition_ledger import LEDGER_KIND, Ledger, instance_digest, open_ledger
 from accelsched.formulations.partition_milp import solve_milp
@@ -197,6 +198,66 @@ def test_a_pair_starts_from_the_ledger_subgraphs_of_the_pairs_within_it(tmp_path
     points.generated = {(low.act_bytes, low.weight_bytes): ((2, 3),)}
     assert points._seeds(high) == ((1, 2), (0, 1), (2, 3))
     assert points._seeds(low) == ((0, 1), (2, 3))
+
+
+def test_a_pair_left_open_is_solved_again_from_its_inner_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A solved pair's root inner point goes into the ledger (read back as written); the next run
+    starts each pair from the best inner point of the pair or of a pair containing it, and still
+    reaches the enumeration optimum."""
+    instance = instance_of(7)
+    reference = run("enumerate", instance).objective
+    path = tmp_path / "ledger.json"
+    decomposition(instance, Ledger(path, instance), rounds=2).run(None)
+    written = Ledger(path, instance)
+    assert written.inner, "the solved pairs keep their inner points"
+    again = Ledger(path, instance)
+    again.save()
+    assert Ledger(path, instance).inner == written.inner
+    tasks: list[PairTask] = []
+    solve = PairSolver.solve
+
+    def spy(self: PairSolver, task: PairTask) -> PairOutcome:
+        tasks.append(task)
+        return solve(self, task)
+
+    monkeypatch.setattr(PairSolver, "solve", spy)
+    recorded = dict(written.inner)  # the run adds its own
+    outcome = decomposition(instance, written).run(None)
+    assert reference is not None and outcome.complete and same(outcome.bound, reference)
+    first = tasks[0]  # the later ones may start from inner points of this run
+    above = [inner.bound for (a, w), inner in recorded.items() if a >= first.act_bytes and w >= first.weight_bytes]
+    assert first.inner is not None and first.inner.bound == max(above)
+
+
+def test_a_pair_starts_from_the_inner_points_of_the_pairs_containing_it() -> None:
+    """Inner points go down: a pair's columns are some of every pair containing it, never of one within."""
+    points = decomposition(instance_of(0), None)
+    low = min(points.points, key=lambda p: (p.act_bytes, p.weight_bytes))
+    high = max(points.points, key=lambda p: (p.act_bytes, p.weight_bytes))
+    n = instance_of(0).n_layers
+    weak, strong = InnerPoint((0.0,) * n, 1.0), InnerPoint((1.0,) * n, 2.0)
+    points.inner = {(low.act_bytes, low.weight_bytes): strong, (high.act_bytes, high.weight_bytes): weak}
+    assert points._inner_point(low) == strong
+    assert points._inner_point(high) == weak
+    points.inner = {(low.act_bytes, low.weight_bytes): strong}
+    assert points._inner_point(high) is None
+
+
+@pytest.mark.parametrize(
+    ("inner", "message"),
+    [("x", "object with bound and duals"), ({"bound": 1.0, "duals": [1.0]}, "list of"), ({"bound": None}, "duals")],
+)
+def test_a_ledger_with_a_bad_inner_point_is_refused(tmp_path: Path, inner: object, message: str) -> None:
+    instance, path = written_ledger(tmp_path)
+    data = json.loads(path.read_text())
+    data["pairs"][0]["inner"] = inner
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError, match=message):
+        Ledger(path, instance)
+    data["pairs"][0]["inner"] = {"bound": float("nan"), "duals": [0.0] * instance.n_layers}
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError, match="not a finite number"):
+        Ledger(path, instance)
 
 
 @pytest.mark.parametrize(("columns", "message"), [([[0, 0]], "not a set"), ([[0, 99]], "not a set"), ("x", "list")])
