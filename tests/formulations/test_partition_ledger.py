@@ -142,6 +142,19 @@ def test_a_ledger_needs_a_co_exploration_instance(tmp_path: Path) -> None:
     assert open_ledger(None, fixed) is None
 
 
+def spied_tasks(monkeypatch: pytest.MonkeyPatch) -> list[PairTask]:
+    """The tasks every pair solve gets from now on, in order."""
+    tasks: list[PairTask] = []
+    solve = PairSolver.solve
+
+    def spy(self: PairSolver, task: PairTask) -> PairOutcome:
+        tasks.append(task)
+        return solve(self, task)
+
+    monkeypatch.setattr(PairSolver, "solve", spy)
+    return tasks
+
+
 def test_a_pair_left_open_is_solved_again_from_the_subgraphs_it_generated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -156,14 +169,7 @@ def test_a_pair_left_open_is_solved_again_from_the_subgraphs_it_generated(
     kept = {key: columns for key, columns in written.columns.items() if columns}
     assert kept, "the stopped pair keeps its generated subgraphs"
     assert all(len(members) > 1 for columns in kept.values() for members in columns)
-    tasks: list[PairTask] = []
-    solve = PairSolver.solve
-
-    def spy(self: PairSolver, task: PairTask) -> PairOutcome:
-        tasks.append(task)
-        return solve(self, task)
-
-    monkeypatch.setattr(PairSolver, "solve", spy)
+    tasks = spied_tasks(monkeypatch)
     outcome = decomposition(instance, written).run(None)
     assert reference is not None and outcome.complete and same(outcome.bound, reference)
     for task in tasks:
@@ -213,14 +219,7 @@ def test_a_pair_left_open_is_solved_again_from_its_inner_point(tmp_path: Path, m
     again = Ledger(path, instance)
     again.save()
     assert Ledger(path, instance).inner == written.inner
-    tasks: list[PairTask] = []
-    solve = PairSolver.solve
-
-    def spy(self: PairSolver, task: PairTask) -> PairOutcome:
-        tasks.append(task)
-        return solve(self, task)
-
-    monkeypatch.setattr(PairSolver, "solve", spy)
+    tasks = spied_tasks(monkeypatch)
     recorded = dict(written.inner)  # the run adds its own
     outcome = decomposition(instance, written).run(None)
     assert reference is not None and outcome.complete and same(outcome.bound, reference)
