@@ -118,7 +118,13 @@ from accelsched.formulations import partition_branch
 from accelsched.formulations.partition_bound import forced_traffic_per_pair
 from accelsched.formulations.partition_branch import ProofSettings
 from accelsched.formulations.partition_colgen import PRICING_EPS
-from accelsched.formulations.partition_common import InnerPoint, Prepared, VariantTable, checked_warm_start
+from accelsched.formulations.partition_common import (
+    InnerPoint,
+    Prepared,
+    VariantTable,
+    checked_warm_start,
+    keep_better_inner,
+)
 from accelsched.formulations.partition_ledger import Ledger, instance_digest
 from accelsched.formulations.partition_milp import PartitionMilp
 from accelsched.problems.partition import Metric, PartitionInstance, PartitionSolution
@@ -455,8 +461,7 @@ class CapacityDecomposition:
         self.solved += 1
         key = (point.act_bytes, point.weight_bytes)
         self.generated[key] = outcome.generated
-        if outcome.inner is not None and (key not in self.inner or outcome.inner.bound > self.inner[key].bound):
-            self.inner[key] = outcome.inner
+        keep_better_inner(self.inner, key, outcome.inner)
         self._raise(point, outcome.lower)
         point.settled = point.settled or outcome.settled
         result = "no partition"

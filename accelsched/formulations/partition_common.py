@@ -365,6 +365,14 @@ class InnerPoint:
     bound: float
 
 
+def keep_better_inner(
+    points: dict[tuple[int, int], InnerPoint], key: tuple[int, int], point: InnerPoint | None
+) -> None:
+    """Store ``point`` as ``points[key]`` when there is none yet or it proves a higher bound."""
+    if point is not None and (key not in points or point.bound > points[key].bound):
+        points[key] = point
+
+
 @dataclass(frozen=True)
 class Prepared:
     """What a model-based method builds before its solver runs.

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from accelsched.errors import InputError
-from accelsched.formulations.partition_common import InnerPoint
+from accelsched.formulations.partition_common import InnerPoint, keep_better_inner
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import (
     PartitionInstance,
@@ -280,8 +280,7 @@ class Ledger:
             lower, seconds = max(lower, before.lower), seconds + before.seconds
         self.pairs[key] = PairBound(act_bytes, weight_bytes, lower, seconds, code)
         self.columns[key] = columns
-        if inner is not None and (key not in self.inner or inner.bound > self.inner[key].bound):
-            self.inner[key] = inner
+        keep_better_inner(self.inner, key, inner)
 
     def offer(self, solution: PartitionSolution, value: float) -> None:
         """Keep ``solution`` (checked, of co-exploration objective ``value``) when it beats the incumbent."""

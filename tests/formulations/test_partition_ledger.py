@@ -242,6 +242,22 @@ def test_a_pair_starts_from_the_inner_points_of_the_pairs_containing_it() -> Non
     assert points._inner_point(high) is None
 
 
+def test_a_ledger_keeps_the_inner_point_of_higher_bound(tmp_path: Path) -> None:
+    """A later solve that proves less (a weaker point) does not replace the pair's recorded point."""
+    instance, path = written_ledger(tmp_path)
+    ledger = Ledger(path, instance)
+    pair = next(iter(ledger.pairs.values()))
+    n = instance.n_layers
+    weak, strong = InnerPoint((0.0,) * n, pair.lower - 1.0), InnerPoint((1.0,) * n, pair.lower)
+    for first, second in [(weak, strong), (strong, weak)]:
+        ledger.inner.clear()
+        ledger.record(pair.act_bytes, pair.weight_bytes, pair.lower, 0.0, pair.code, (), first)
+        ledger.record(pair.act_bytes, pair.weight_bytes, pair.lower, 0.0, pair.code, (), second)
+        assert ledger.inner[(pair.act_bytes, pair.weight_bytes)] == strong
+    ledger.record(pair.act_bytes, pair.weight_bytes, pair.lower, 0.0, pair.code, (), None)
+    assert ledger.inner[(pair.act_bytes, pair.weight_bytes)] == strong
+
+
 @pytest.mark.parametrize(
     ("inner", "message"),
     [("x", "object with bound and duals"), ({"bound": 1.0, "duals": [1.0]}, "list of"), ({"bound": None}, "duals")],
