@@ -239,7 +239,8 @@ class Decomposition:
     unsettled
         Pairs whose bound is still below the incumbent's objective (0 when complete).
     log
-        One line per solved pair, in the order they finished: its capacities, cutoff, result and bound.
+        One line per solved pair, in the order they finished: its capacities, cutoff, whether it was
+        settled (or why it stopped open), its best partition, bound and time.
     workers
         Pairs solved at once: 1 when one after another in this process.
     """
@@ -478,8 +479,8 @@ class CapacityDecomposition:
             self._write_ledger()
         self.log.append(
             f"{point.act_bytes // 1024}/{point.weight_bytes // 1024} KB: cutoff {task.cutoff:.12g}, "
-            f"{'settled' if outcome.settled else 'open'}, best {result}, bound {point.lower:.12g}, "
-            f"{outcome.seconds:.1f} s"
+            f"{'settled' if outcome.settled else f'open ({outcome.stopped})'}, best {result}, "
+            f"bound {point.lower:.12g}, {outcome.seconds:.1f} s"
         )
         LOGGER.info(
             "pair %s; incumbent %.7g, bound %.7g, %d open",
@@ -641,14 +642,16 @@ class PairSolver:
             lower = min(answer.bound, floor)
         else:
             lower = run.table.column_set.bound if run.table.column_set.bound is not None else -math.inf
+        settled = run.table.complete and answer.status is Status.OPTIMAL
         return PairOutcome(
             lower,
-            run.table.complete and answer.status is Status.OPTIMAL,
+            settled,
             None if best is None else run.table.solution(best),
             None if best is None else run.table.objective(best),
             time.perf_counter() - start,
             () if listed.complete else _generated(run.table, listed),
             run.inner,
+            "" if settled else _why_open(run.table, listed, answer.status),
         )
 
 
@@ -704,6 +707,8 @@ class PairOutcome:
         column generation found (and the warm start's, the seeds).
     inner
         The root inner point of its column generation (None when its columns were all listed).
+    stopped
+        Why an open pair's solve stopped where it did (:func:`_why_open`); empty when settled.
     """
 
     lower: float
@@ -713,6 +718,17 @@ class PairOutcome:
     seconds: float
     generated: tuple[tuple[int, ...], ...] = ()
     inner: InnerPoint | None = None
+    stopped: str = ""
+
+
+def _why_open(table: VariantTable, listed: ColumnSet, status: Status) -> str:
+    """Why a pair's solve left it open: where its column generation, listing or tree stopped (the
+    pricing round, the master LP's value when a listing gave up, the nodes solved and left open),
+    without the enumeration's stop reason, which every pair shares; or, over a complete table,
+    the MILP's status."""
+    if table.complete:
+        return f"the MILP over its {len(table.columns)} columns ended {status.name}"
+    return table.column_set.stopped.removeprefix(f"{listed.stopped}; ")
 
 
 def _generated(table: VariantTable, listed: ColumnSet) -> tuple[tuple[int, ...], ...]:

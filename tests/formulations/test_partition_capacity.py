@@ -393,3 +393,17 @@ def test_each_pair_is_logged_as_it_starts_and_ends(caplog: pytest.LogCaptureFixt
     ends = [m for m in messages if ": cutoff " in m and " open" in m]
     assert len(starts) == len(ends) == outcome.solved >= 1
     assert ends[-1].startswith(f"pair {outcome.log[-1]}; incumbent ")
+
+
+def test_an_open_pair_is_logged_with_why_its_solve_stopped() -> None:
+    """A round limit leaves pairs open; each says where its column generation stopped, without the
+    enumeration's stop reason (said once, on the bound)."""
+    for seed in (1, 3):
+        instance = instance_of(seed)
+        columns = enumerate_columns(instance, BUDGET)
+        assert not columns.complete
+        outcome = CapacityDecomposition(instance, None, SolveOptions(), columns, ProofSettings(BUDGET, 1)).run(None)
+        opened = [line for line in outcome.log if ", open (" in line]
+        assert opened and len(opened) == sum(", settled, " not in line for line in outcome.log), outcome.log
+        for line in opened:
+            assert "open (column generation stopped after 1 rounds)" in line and columns.stopped not in line, line
