@@ -93,7 +93,15 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS, PRICING_EPS, ColumnGeneration, Outcome
-from accelsched.formulations.partition_common import Assignment, InnerPoint, Prepared, VariantTable, checked_warm_start
+from accelsched.formulations.partition_common import (
+    Assignment,
+    InnerPoint,
+    OpenNode,
+    Prepared,
+    TreeState,
+    VariantTable,
+    checked_warm_start,
+)
 from accelsched.formulations.partition_ledger import Ledger
 from accelsched.formulations.partition_master import MasterLp
 from accelsched.formulations.partition_rules import PairRule
@@ -252,23 +260,42 @@ class BranchAndPrice:
         <accelsched.formulations.partition_colgen.ColumnGeneration.prune_level>`)."""
         return self.generation.prune_level()
 
-    def run(self, deadline: float | None, *, priced: bool = True) -> Outcome:
+    def run(self, deadline: float | None, *, priced: bool = True, resume: TreeState | None = None) -> Outcome:
         """Solve the tree until no node is open or the deadline passes.
 
         Parameters
         ----------
         deadline
-            A :func:`time.perf_counter` value after which no node starts (the root always does)
-            and a node's column generation stops (None: no limit).
+            A :func:`time.perf_counter` value after which no node starts (the first one always
+            does) and a node's column generation stops (None: no limit).
         priced
             Whether the root's column generation ended with its master optimal or tailing off;
             when not (it stopped at its deadline), the root is priced first like any node, from
             the inner point proven so far.
+        resume
+            The open nodes an earlier run of the tree left (:attr:`Outcome.left`), which the tree
+            starts from in place of the root (:meth:`resumable` must hold).
         """
         generation = self.generation
         assert generation.inner is not None and generation.bound is not None
-        heap = [Node(generation.bound, next(self._serial), frozenset(), generation.inner, priced=priced)]
-        self.nodes = 1  # the root (serial 0), pruned or not
+        if resume is None:
+            heap = [Node(generation.bound, next(self._serial), frozenset(), generation.inner, priced=priced)]
+            self.nodes = 1  # the root (serial 0), pruned or not
+        else:
+            if not self.resumable(resume):
+                raise ValueError("the tree's nodes were closed at a lower prune level than this incumbent's")
+            heap = [
+                Node(node.inner.bound, next(self._serial), node.rules, node.inner.duals, exact=node.exact)
+                for node in resume.nodes
+            ]
+            heapq.heapify(heap)
+            self.closed = resume.closed
+            known = set(generation.master.cycles)
+            for subgraphs in resume.cycles:
+                cycle = tuple(sorted(self.table.column_of(members) for members in subgraphs))
+                if cycle not in known:
+                    generation.master.cycles.append(cycle)
+                    known.add(cycle)
         while heap:
             node = heapq.heappop(heap)
             if self._pruned(node.bound):
@@ -277,14 +304,15 @@ class BranchAndPrice:
             if node.serial and deadline is not None and time.perf_counter() > deadline:
                 heapq.heappush(heap, node)
                 break
-            if node.serial:
+            if node.serial or resume is not None:  # the root was counted
                 self.nodes += 1
             if not node.priced:
                 lp = generation.solve_node(
                     node.rules, node.inner, node.bound, deadline, self.prune_level(), tailing=not node.exact
                 )
                 assert generation.inner is not None and generation.bound is not None
-                node = Node(generation.bound, node.serial, node.rules, generation.inner, priced=lp is not None)
+                exact = node.exact and lp is None  # a node stopped by the deadline keeps its flag
+                node = Node(generation.bound, node.serial, node.rules, generation.inner, lp is not None, exact)
                 if lp is None:
                     heapq.heappush(heap, node)
                     break
@@ -296,6 +324,11 @@ class BranchAndPrice:
         generation.master.rules = frozenset()
         generation.pricing.impose(())
         return self._outcome(heap)
+
+    def resumable(self, state: TreeState) -> bool:
+        """Whether the tree may resume from ``state``: every node it closed stays closed under the
+        incumbent now (:class:`~accelsched.formulations.partition_common.TreeState`)."""
+        return self.prune_level() <= state.level
 
     def _pruned(self, bound: float) -> bool:
         return bound > self.prune_level()
@@ -422,6 +455,12 @@ class BranchAndPrice:
         for node in self.unresolved:
             self._record(node, "open: its LP vertex keeps an artificial variable")
         bound = min(self.closed, min(node.bound for node in open_nodes))
+        left = TreeState(
+            tuple(OpenNode(node.rules, InnerPoint(node.inner, node.bound), node.exact) for node in open_nodes),
+            self.closed,
+            self.prune_level(),
+            tuple(tuple(self.table.columns[k].members for k in cycle) for cycle in generation.master.cycles),
+        )
         if self.unresolved:
             reason = f"branch-and-price: {len(self.unresolved)} nodes whose LP keeps an artificial variable"
         else:
@@ -436,6 +475,7 @@ class BranchAndPrice:
             stopped=reason,
             nodes=self.nodes,
             tree=tuple(self.log),
+            left=left,
         )
 
 
@@ -451,6 +491,7 @@ def prepare(
     ledger: Ledger | None = None,
     seeds: Sequence[Sequence[int]] = (),
     inner: InnerPoint | None = None,
+    tree: TreeState | None = None,
 ) -> Prepared:
     """Check the warm start, list the columns, build the table; generate columns when the list stops early.
 
@@ -482,6 +523,11 @@ def prepare(
     it generated. ``inner``: an inner point proven for the instance or for a pair containing it,
     which column generation starts from (:class:`ColumnGeneration`); the returned
     :attr:`Prepared.inner` is the root's, before any branching (a node's holds only under its rules).
+    ``tree``: the open nodes an earlier run's tree left for the instance (fixed capacities); the
+    work resumes from them, skipping the root's column generation, when the incumbent's prune
+    level allows it (:meth:`BranchAndPrice.resumable`) and a partition is known (the warm start's,
+    or one over the master's columns). :attr:`Prepared.tree` is what the tree leaves, when it stops
+    short of the proof.
     Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
     set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
     takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
@@ -516,13 +562,20 @@ def prepare(
         notes.append(f"column generation starts from the {MASTER_COLUMNS} smallest of {len(columns)} columns")
     generation = ColumnGeneration(table, assignment, options.threads, settings.rounds, cutoff, inner)
     proof_deadline = None if limit is None else start + (1 - FINAL_SHARE) * limit
-    outcome = generation.run(None if limit is None else start + 3 * limit / 4, proof_deadline)
     root = generation.inner_point
-    handover = outcome.converged or _unfinished_root(generation, outcome, proof_deadline)
-    if handover and generation.incumbent is None:  # a stopped root, with no warm start and no listing yet
-        generation.incumbent = generation.master.solve_integer(None, proof_deadline)
-    if handover and generation.incumbent is not None:
-        outcome = BranchAndPrice(generation).run(proof_deadline, priced=outcome.converged)
+    resumed = _resumed_tree(generation, tree, proof_deadline)
+    if resumed is not None:
+        assert tree is not None
+        outcome = resumed
+        notes.append(f"branch-and-price resumed from {len(tree.nodes)} open nodes of an earlier run")
+    else:
+        outcome = generation.run(None if limit is None else start + 3 * limit / 4, proof_deadline)
+        root = generation.inner_point
+        handover = outcome.converged or _unfinished_root(generation, outcome, proof_deadline)
+        if handover and generation.incumbent is None:  # a stopped root, with no warm start and no listing yet
+            generation.incumbent = generation.master.solve_integer(None, proof_deadline)
+        if handover and generation.incumbent is not None:
+            outcome = BranchAndPrice(generation).run(proof_deadline, priced=outcome.converged)
     reason = columns.stopped if outcome.complete else f"{columns.stopped}; {outcome.stopped}"
     table.column_set = dataclasses.replace(
         master, complete=outcome.complete, stopped=reason, bound=outcome.bound, columns=tuple(table.columns)
@@ -543,7 +596,8 @@ def prepare(
     better = outcome.incumbent is not None and (
         assignment is None or table.objective(outcome.incumbent) < table.objective(assignment)
     )
-    return Prepared(table, outcome.incumbent if better else assignment, tuple(notes), deadline, better, root)
+    warm_or_better = outcome.incumbent if better else assignment
+    return Prepared(table, warm_or_better, tuple(notes), deadline, better, root, outcome.left)
 
 
 def tree_note(log: tuple[str, ...]) -> str:
@@ -551,6 +605,20 @@ def tree_note(log: tuple[str, ...]) -> str:
     shown = "; ".join(log[:TREE_NOTE_LINES])
     more = len(log) - TREE_NOTE_LINES
     return f"tree: {shown}" + (f"; ({more} more)" if more > 0 else "")
+
+
+def _resumed_tree(generation: ColumnGeneration, tree: TreeState | None, deadline: float | None) -> Outcome | None:
+    """The tree resumed from an earlier run's open nodes until ``deadline``; None when there are
+    none, the incumbent's prune level does not allow it (:meth:`BranchAndPrice.resumable`), or no
+    partition is known (the warm start, else the integer program over the master's columns)."""
+    if tree is None or generation.instance.co_exploration or generation.inner is None:
+        return None
+    if generation.incumbent is None:
+        generation.incumbent = generation.master.solve_integer(None, deadline)
+        if generation.incumbent is None:
+            return None
+    branching = BranchAndPrice(generation)
+    return branching.run(deadline, resume=tree) if branching.resumable(tree) else None
 
 
 def _unfinished_root(generation: ColumnGeneration, outcome: Outcome, deadline: float | None) -> bool:

@@ -121,6 +121,7 @@ from accelsched.formulations.partition_colgen import PRICING_EPS
 from accelsched.formulations.partition_common import (
     InnerPoint,
     Prepared,
+    TreeState,
     VariantTable,
     checked_warm_start,
     keep_better_inner,
@@ -313,6 +314,8 @@ class CapacityDecomposition:
         """The subgraphs each solved pair's column generation found (:attr:`PairOutcome.generated`)."""
         self.inner: dict[tuple[int, int], InnerPoint] = {}
         """Per pair solved (in this run or, from the ledger, an earlier one): its best root inner point."""
+        self.trees: dict[tuple[int, int], TreeState] = {}
+        """Per pair whose last solve stopped in branch-and-price: the open nodes its next solve resumes."""
         self.code = code_fingerprint() if ledger is not None else ""
         """The code's fingerprint, recorded with each pair in the ledger."""
         if ledger is not None:
@@ -327,6 +330,7 @@ class CapacityDecomposition:
             if known is not None:
                 self._raise(point, known.lower)
         self.inner.update(ledger.inner)
+        self.trees.update(ledger.trees)
         if ledger.incumbent is not None:
             value = self._objective(ledger.incumbent)
             if value < self.upper:
@@ -418,6 +422,7 @@ class CapacityDecomposition:
             limit,
             self._seeds(point),
             self._inner_point(point),
+            self.trees.get((point.act_bytes, point.weight_bytes)),
         )
         LOGGER.info(
             "pair %d/%d KB starts: floor %.7g, cutoff %.7g, %d open",
@@ -463,6 +468,11 @@ class CapacityDecomposition:
         key = (point.act_bytes, point.weight_bytes)
         self.generated[key] = outcome.generated
         keep_better_inner(self.inner, key, outcome.inner)
+        tree = None if outcome.settled else outcome.tree
+        if tree is None:
+            self.trees.pop(key, None)
+        else:
+            self.trees[key] = tree
         self._raise(point, outcome.lower)
         point.settled = point.settled or outcome.settled
         result = "no partition"
@@ -474,7 +484,14 @@ class CapacityDecomposition:
         if self.ledger is not None:
             columns = () if outcome.settled else outcome.generated  # to start from when solved again
             self.ledger.record(
-                point.act_bytes, point.weight_bytes, point.lower, outcome.seconds, self.code, columns, outcome.inner
+                point.act_bytes,
+                point.weight_bytes,
+                point.lower,
+                outcome.seconds,
+                self.code,
+                columns,
+                outcome.inner,
+                tree,
             )
             self._write_ledger()
         self.log.append(
@@ -628,6 +645,7 @@ class PairSolver:
             listed=listed,
             seeds=task.seeds,
             inner=task.inner,
+            tree=task.tree,
         )
         milp = PartitionMilp(run.table)
         start_values = milp.start(run.warm) if run.warm else None
@@ -652,6 +670,7 @@ class PairSolver:
             () if listed.complete else _generated(run.table, listed),
             run.inner,
             "" if settled else _why_open(run.table, listed, answer.status),
+            run.tree,
         )
 
 
@@ -675,6 +694,9 @@ class PairTask:
     inner
         The inner point its column generation starts from: the best proven by earlier solves of
         the pair or of pairs containing it, or None.
+    tree
+        The open nodes of the branch-and-price tree its last solve stopped in, which this one
+        resumes (:func:`~accelsched.formulations.partition_branch.prepare`), or None.
     """
 
     act_bytes: int
@@ -684,6 +706,7 @@ class PairTask:
     limit_s: float | None
     seeds: tuple[tuple[int, ...], ...] = ()
     inner: InnerPoint | None = None
+    tree: TreeState | None = None
 
 
 @dataclass(frozen=True)
@@ -709,6 +732,8 @@ class PairOutcome:
         The root inner point of its column generation (None when its columns were all listed).
     stopped
         Why an open pair's solve stopped where it did (:func:`_why_open`); empty when settled.
+    tree
+        The open nodes of its branch-and-price tree when it stopped there, or None.
     """
 
     lower: float
@@ -719,6 +744,7 @@ class PairOutcome:
     generated: tuple[tuple[int, ...], ...] = ()
     inner: InnerPoint | None = None
     stopped: str = ""
+    tree: TreeState | None = None
 
 
 def _why_open(table: VariantTable, listed: ColumnSet, status: Status) -> str:

@@ -171,6 +171,7 @@ from accelsched.formulations.partition_bound import forced_duals
 from accelsched.formulations.partition_common import (
     Assignment,
     InnerPoint,
+    TreeState,
     VariantTable,
 )
 from accelsched.formulations.partition_master import MasterLp, RestrictedMaster
@@ -288,6 +289,9 @@ class Outcome:
     tree
         The tree's log (:attr:`BranchAndPrice.log
         <accelsched.formulations.partition_branch.BranchAndPrice.log>`), one line per node.
+    left
+        The tree's open nodes when it stopped short of the proof, for a later run to resume
+        (None when it completed, or the work stopped before branching).
     """
 
     complete: bool
@@ -299,6 +303,7 @@ class Outcome:
     converged: bool = False
     nodes: int = 0
     tree: tuple[str, ...] = ()
+    left: TreeState | None = None
 
 
 class ColumnGeneration:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from accelsched.errors import InfeasibleSolution
 from accelsched.formulations.partition_bound import forced_traffic_bound
+from accelsched.formulations.partition_rules import PairRule
 from accelsched.hardware.cost.partition import Mode
 from accelsched.problems.partition import PROBLEM, Metric, PartitionInstance, PartitionSolution, check
 from accelsched.problems.partition_columns import Column, ColumnSet, mask_of
@@ -32,7 +33,9 @@ from accelsched.solvers import Result, SolveOptions, SolveStats, Status
 __all__ = [
     "Assignment",
     "InnerPoint",
+    "OpenNode",
     "Prepared",
+    "TreeState",
     "Variant",
     "VariantTable",
     "checked_warm_start",
@@ -131,6 +134,11 @@ class VariantTable:
     def has(self, members: Sequence[int]) -> bool:
         """Whether a subgraph is a column of the table."""
         return mask_of(members) in self._column_of
+
+    def column_of(self, members: Sequence[int]) -> int:
+        """The index of a subgraph's column, added first when it is not one yet."""
+        self.add(members)
+        return self._column_of[mask_of(members)]
 
     def _append(self, column: Column) -> list[int]:
         """Index a column, its variants and the layers and edges they hold."""
@@ -365,6 +373,64 @@ class InnerPoint:
     bound: float
 
 
+@dataclass(frozen=True)
+class OpenNode:
+    """A node of a fixed-capacity instance's branch-and-price tree that a run left open
+    (:mod:`~accelsched.formulations.partition_branch`).
+
+    Attributes
+    ----------
+    rules
+        The pair rules its partitions keep.
+    inner
+        The cover duals its column generation starts from, proven an inner point under its rules,
+        and its bound (the least objective of its partitions).
+    exact
+        Whether its column generation must run until the master is optimal (it was to be priced
+        again after an integral vertex that did not settle it).
+    """
+
+    rules: frozenset[PairRule]
+    inner: InnerPoint
+    exact: bool = False
+
+
+@dataclass(frozen=True)
+class TreeState:
+    """What a run's branch-and-price tree leaves for the next run of the same instance: its open
+    nodes, whose partitions are every partition not in a node it closed.
+
+    Resumed from its open nodes, the tree proves what it would have proven had it run on: the
+    partitions of the nodes it closed are none below :attr:`level`, or one of objective at least
+    :attr:`closed` that was offered to the incumbent. So a resume is exact when the incumbent's
+    prune level is at most :attr:`level` (a lower incumbent prunes more; a higher one would reopen
+    closed nodes), and its bound is at most :attr:`closed`.
+
+    Attributes
+    ----------
+    nodes
+        The open nodes.
+    closed
+        The least bound of the nodes closed so far (inf when none was).
+    level
+        The prune level (:meth:`~accelsched.formulations.partition_colgen.ColumnGeneration.prune_level`)
+        at the end of the run: the least any node was closed at (the incumbent only falls).
+    cycles
+        The cycles cut from the master (each its subgraphs: no partition holds them all, as they
+        cannot be ordered), so that a resumed node does not find and cut them again.
+    """
+
+    nodes: tuple[OpenNode, ...]
+    closed: float
+    level: float
+    cycles: tuple[tuple[tuple[int, ...], ...], ...] = ()
+
+    @property
+    def bound(self) -> float:
+        """The bound the tree proves: the least over its open nodes and :attr:`closed`."""
+        return min([*(node.inner.bound for node in self.nodes), self.closed])
+
+
 def keep_better_inner(
     points: dict[tuple[int, int], InnerPoint], key: tuple[int, int], point: InnerPoint | None
 ) -> None:
@@ -392,6 +458,9 @@ class Prepared:
         found without one) rather than the warm start.
     inner
         The root column generation's inner point (fixed capacities), or None.
+    tree
+        The open nodes of its branch-and-price tree when the tree stopped short of the proof
+        (:attr:`Outcome.left <accelsched.formulations.partition_colgen.Outcome>`), or None.
     """
 
     table: VariantTable
@@ -400,6 +469,7 @@ class Prepared:
     deadline: float | None
     generated: bool = False
     inner: InnerPoint | None = None
+    tree: TreeState | None = None
 
     @property
     def start_label(self) -> str:

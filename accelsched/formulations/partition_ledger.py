@@ -16,7 +16,12 @@ climb of the master's LP, most of a pair's time, is not repeated, only the proof
 bound (the exact pricing at the new master's duals). The ledger also keeps each pair's best
 root inner point (:class:`~accelsched.formulations.partition_common.InnerPoint`: duals and the
 bound they prove), which the pair's next solve, and those of the pairs within it, start from:
-its bound is not climbed again either.
+its bound is not climbed again either. When a pair's solve stops in branch-and-price, the ledger
+keeps the tree's open nodes (:class:`~accelsched.formulations.partition_common.TreeState`: each
+node's pair rules, inner point and bound; the least bound of the nodes closed; the prune level
+they were closed at; the cycles of subgraphs cut from the master), and the pair's next solve
+resumes the tree from them rather than from its root: a tree longer than one run is still
+solved once.
 
 The file is JSON, written again after each solved pair (to a temporary file, then renamed,
 so that a run killed while writing leaves the previous ledger)::
@@ -27,7 +32,14 @@ so that a run killed while writing leaves the previous ledger)::
      "pairs": [{"act_bytes": 262144, "weight_bytes": 0, "lower": 1.24e9,
                 "seconds": 2582.8, "code": "1a2b3c4d5e6f",
                 "columns": [[3, 4, 7], ...],
-                "inner": {"bound": 1.24e9, "duals": [...]} or null}, ...]}
+                "inner": {"bound": 1.24e9, "duals": [...]} or null,
+                "tree": {"level": 1.02e9, "closed": 1.03e9 or null,
+                         "nodes": [{"rules": [[87, 167, true], ...], "bound": 1.02e9,
+                                    "duals": [...], "exact": false}, ...],
+                         "cycles": [[[3, 4], [5], [6, 7]], ...]} or null}, ...]}
+
+A ledger written before trees were kept has no ``tree`` fields, and is read as one whose pairs
+left none.
 
 The instance digest covers the workload, the accelerator, the buffer design, the candidates,
 the metric and alpha: a ledger opened for another instance is refused. The cost model is
@@ -54,7 +66,8 @@ from pathlib import Path
 from typing import Any
 
 from accelsched.errors import InputError
-from accelsched.formulations.partition_common import InnerPoint, keep_better_inner
+from accelsched.formulations.partition_common import InnerPoint, OpenNode, TreeState, keep_better_inner
+from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import (
     PartitionInstance,
@@ -171,6 +184,8 @@ class Ledger:
         self.inner: dict[tuple[int, int], InnerPoint] = {}
         """Per pair, the best root inner point its solves proved (its next solve, and those of the pairs
         within it, start from it)."""
+        self.trees: dict[tuple[int, int], TreeState] = {}
+        """Per pair whose last solve stopped in branch-and-price, the open nodes of its tree."""
         self.incumbent: PartitionSolution | None = None
         self.objective = math.inf
         if self.path.exists():
@@ -206,6 +221,11 @@ class Ledger:
                 for entry in data["pairs"]
                 if entry.get("inner") is not None
             }
+            self.trees = {
+                (entry["act_bytes"], entry["weight_bytes"]): self._tree(entry["tree"])
+                for entry in data["pairs"]
+                if entry.get("tree") is not None
+            }
             incumbent = data["incumbent"]
             if incumbent is not None:
                 self._restore_incumbent(PartitionSolution.from_dict(incumbent["solution"]), incumbent["objective"])
@@ -228,18 +248,52 @@ class Ledger:
             kept.append(tuple(sorted(members)))
         return tuple(kept)
 
-    def _inner_point(self, entry: Any) -> InnerPoint:
-        """A pair's recorded inner point, validated: ``ValueError`` saying what is wrong."""
+    def _inner_point(self, entry: Any, field: str = "inner") -> InnerPoint:
+        """A pair's recorded inner point (or a tree node's: ``field`` names it in the message),
+        validated: ``ValueError`` saying what is wrong."""
         if not isinstance(entry, dict):
-            raise ValueError(f"pair field inner must be an object with bound and duals, got {type(entry).__name__}")
+            raise ValueError(f"pair field {field} must be an object with bound and duals, got {type(entry).__name__}")
         bound, duals = entry["bound"], entry["duals"]
         n = self.instance.n_layers
         if not isinstance(duals, list) or len(duals) != n:
-            raise ValueError(f"pair field inner: duals must be a list of {n} numbers (one per layer)")
+            raise ValueError(f"pair field {field}: duals must be a list of {n} numbers (one per layer)")
         for value in (bound, *duals):
-            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-                raise ValueError(f"pair field inner: {value!r} is not a finite number")
+            if not _finite(value):
+                raise ValueError(f"pair field {field}: {value!r} is not a finite number")
         return InnerPoint(tuple(float(v) for v in duals), float(bound))
+
+    def _tree(self, entry: Any) -> TreeState:
+        """A pair's recorded tree, validated: ``ValueError`` saying what is wrong."""
+        if not isinstance(entry, dict) or not isinstance(entry["nodes"], list):
+            raise ValueError("pair field tree must be an object with level, closed and a list of nodes")
+        level, closed = entry["level"], entry["closed"]
+        if not _finite(level) or not (closed is None or _finite(closed)):
+            raise ValueError(f"pair field tree: level {level!r} and closed {closed!r} must be finite numbers")
+        nodes = []
+        for node in entry["nodes"]:
+            if not isinstance(node, dict) or not isinstance(node.get("exact"), bool):
+                raise ValueError("pair field tree: each node is an object with rules, bound, duals and exact")
+            nodes.append(OpenNode(self._rules(node["rules"]), self._inner_point(node, "tree"), node["exact"]))
+        cycles = entry.get("cycles", [])
+        if not isinstance(cycles, list):
+            raise ValueError(f"pair field tree: cycles must be a list of subgraph lists, got {type(cycles).__name__}")
+        closed_at = math.inf if closed is None else float(closed)
+        return TreeState(tuple(nodes), closed_at, float(level), tuple(self._subgraphs(cycle) for cycle in cycles))
+
+    def _rules(self, rules: Any) -> frozenset[PairRule]:
+        """A tree node's pair rules, validated: ``ValueError`` naming the first bad one."""
+        if not isinstance(rules, list):
+            raise ValueError(f"pair field tree: a node's rules must be a list, got {type(rules).__name__}")
+        n = self.instance.n_layers
+        kept = []
+        for rule in rules:  # PairRule checks the order too, with a message that names no field
+            valid = isinstance(rule, list) and len(rule) == 3 and isinstance(rule[2], bool)
+            if not valid or not all(type(i) is int and 0 <= i < n for i in rule[:2]) or rule[0] >= rule[1]:
+                raise ValueError(
+                    f"pair field tree: rule {rule!r} is not [first, second, together], 0 <= first < second < {n}"
+                )
+            kept.append(PairRule(rule[0], rule[1], rule[2]))
+        return frozenset(kept)
 
     def _restore_incumbent(self, solution: PartitionSolution, recorded: Any) -> None:
         if isinstance(recorded, bool) or not isinstance(recorded, int | float):
@@ -271,9 +325,11 @@ class Ledger:
         code: str,
         columns: tuple[tuple[int, ...], ...] = (),
         inner: InnerPoint | None = None,
+        tree: TreeState | None = None,
     ) -> None:
         """Keep the better of a pair's bounds and of its inner points, add its solve time, keep the
-        subgraphs its solve generated when it is left open (none when settled); written by :meth:`save`."""
+        subgraphs its solve generated when it is left open (none when settled) and the open nodes
+        of the tree it stopped in (None: it did not, or it is settled); written by :meth:`save`."""
         key = (act_bytes, weight_bytes)
         before = self.pairs.get(key)
         if before is not None:
@@ -281,6 +337,10 @@ class Ledger:
         self.pairs[key] = PairBound(act_bytes, weight_bytes, lower, seconds, code)
         self.columns[key] = columns
         keep_better_inner(self.inner, key, inner)
+        if tree is None:
+            self.trees.pop(key, None)
+        else:
+            self.trees[key] = tree
 
     def offer(self, solution: PartitionSolution, value: float) -> None:
         """Keep ``solution`` (checked, of co-exploration objective ``value``) when it beats the incumbent."""
@@ -306,13 +366,35 @@ class Ledger:
         os.replace(partial, self.path)
 
     def _entry(self, pair: PairBound) -> dict[str, Any]:
-        """A pair's JSON entry: its bound, its subgraphs, its inner point (null when none)."""
+        """A pair's JSON entry: its bound, its subgraphs, its inner point and its tree (null when none)."""
         key = _pair_key(pair)
-        inner = self.inner.get(key)
+        inner, tree = self.inner.get(key), self.trees.get(key)
         return pair.to_dict() | {
             "columns": [list(members) for members in self.columns.get(key, ())],
-            "inner": None if inner is None else {"bound": inner.bound, "duals": list(inner.duals)},
+            "inner": None if inner is None else _point(inner),
+            "tree": None if tree is None else _tree_entry(tree),
         }
+
+
+def _point(inner: InnerPoint) -> dict[str, Any]:
+    return {"bound": inner.bound, "duals": list(inner.duals)}
+
+
+def _tree_entry(tree: TreeState) -> dict[str, Any]:
+    """A tree's JSON form: each node's rules as [first, second, together], its bound and duals."""
+    nodes = [
+        {"rules": [[rule.first, rule.second, rule.together] for rule in sorted(node.rules)], "exact": node.exact}
+        | _point(node.inner)
+        for node in tree.nodes
+    ]
+    closed = tree.closed if math.isfinite(tree.closed) else None
+    cycles = [[list(members) for members in cycle] for cycle in tree.cycles]
+    return {"level": tree.level, "closed": closed, "nodes": nodes, "cycles": cycles}
+
+
+def _finite(value: Any) -> bool:
+    """Whether ``value`` is a finite JSON number (not a bool)."""
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
 
 
 def _pair_key(pair: PairBound) -> tuple[int, int]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import math
 import random
 import re
@@ -11,7 +13,7 @@ from typing import Any
 import pytest
 
 from accelsched.formulations import partition_branch, partition_colgen
-from accelsched.formulations.partition_branch import BranchAndPrice, ProofSettings
+from accelsched.formulations.partition_branch import BranchAndPrice, ProofSettings, prepare
 from accelsched.formulations.partition_colgen import ColumnGeneration
 from accelsched.formulations.partition_common import VariantTable
 from accelsched.formulations.partition_master import RestrictedMaster
@@ -19,7 +21,7 @@ from accelsched.formulations.partition_pricing import PricingModel, TrafficTerms
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.partition import PartitionInstance
 from accelsched.problems.partition_columns import ColumnSet, enumerate_columns
-from accelsched.solvers import Status
+from accelsched.solvers import SolveOptions, Status
 from tests.formulations.partition_helpers import crossed, same, woven
 from tests.formulations.test_partition_colgen import favouring, generated
 from tests.problems.partition_oracle import brute_force, small_instance
@@ -491,3 +493,107 @@ def test_tailing_off_needs_a_gap_below_the_prune_level() -> None:
 def test_proof_settings_say_what_is_wrong(fields: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         ProofSettings(**fields)
+
+
+class _StopAfter:
+    """A clock for :mod:`partition_branch` that runs out after a number of settled nodes: it gives the
+    real time until ``nodes`` nodes went through ``BranchAndPrice._settle``, then a time past any
+    deadline (the column generation keeps the real clock, so only the tree's node loop stops)."""
+
+    def __init__(self, nodes: int) -> None:
+        self.nodes = nodes
+        self.settled = 0
+
+    def perf_counter(self) -> float:
+        return time.perf_counter() if self.settled < self.nodes else math.inf
+
+
+def resumed_until_proven(
+    instance: PartitionInstance, step: int, monkeypatch: pytest.MonkeyPatch
+) -> list[tuple[Any, VariantTable]]:
+    """The tree of ``instance`` run ``step`` settled nodes at a time, each run resuming the open nodes
+    of the last in a new column generation (a later run's process) over the smallest columns and those
+    the last one generated (a pair's ledger keeps them), until one completes; each run's outcome, with
+    its table."""
+    clock = _StopAfter(step)
+    settle = BranchAndPrice._settle
+
+    def counted(self: BranchAndPrice, node: Any, deadline: float | None) -> Any:
+        clock.settled += 1
+        return settle(self, node, deadline)
+
+    monkeypatch.setattr(BranchAndPrice, "_settle", counted)
+    monkeypatch.setattr(partition_branch, "time", clock)
+    table = VariantTable(instance, enumerate_columns(instance, budget=1))
+    generation = ColumnGeneration(table, None)
+    root = generation.run(None)
+    if root.complete:
+        return [(root, table)]
+    outcomes = [(BranchAndPrice(generation).run(time.perf_counter() + 3600.0), table)]
+    while not outcomes[-1][0].complete:
+        last = outcomes[-1][0]
+        assert last.left is not None and last.left.nodes and last.bound is not None
+        assert same(last.left.bound, last.bound)
+        assert last.incumbent is not None
+        incumbent = table.solution(last.incumbent)
+        kept = [*incumbent.indices(instance), *(column.members for column in table.columns if len(column.members) > 1)]
+        table = VariantTable(instance, enumerate_columns(instance, budget=1), kept)
+        generation = ColumnGeneration(table, table.assignment(incumbent))
+        clock.nodes = clock.settled + step
+        outcomes.append((BranchAndPrice(generation).run(time.perf_counter() + 3600.0, resume=last.left), table))
+    return outcomes
+
+
+@pytest.mark.parametrize("step", [1, 2])
+def test_a_tree_resumed_from_its_open_nodes_reaches_brute_force(step: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tree stopped every ``step`` nodes and resumed from what it left (each open node's rules,
+    inner point and bound, the cycles cut) in a new column generation proves brute force's optimum,
+    and each run's bound is valid and never falls. Deep trees: no node is settled by its integer
+    program nor pruned by the incumbent. (Without the cycles, a node that cuts one and is priced
+    again finds it again after each resume, and a tree stopped every node or two never ends.)"""
+    forced_to_branch(monkeypatch)
+    monkeypatch.setattr(BranchAndPrice, "prune_level", lambda self: 10.0 * self.upper)
+    monkeypatch.setattr(partition_branch, "NODE_INTEGER_S", 0.0)
+    resumes = 0
+    for seed, act in TREE_ALONE:
+        instance = woven(seed, act)
+        best, _ = brute_force(instance)
+        outcomes = resumed_until_proven(instance, step, monkeypatch)
+        final, table = outcomes[-1]
+        assert final.complete and final.incumbent is not None, (seed, act)
+        assert same(table.objective(final.incumbent), best), (seed, act, table.objective(final.incumbent), best)
+        bounds = [outcome.bound for outcome, _ in outcomes]
+        assert all(b is not None and b <= best + 1e-6 * abs(best) for b in bounds), (seed, act, bounds, best)
+        assert all(b <= c + 1e-9 * abs(c) for b, c in itertools.pairwise(bounds)), bounds
+        resumes += len(outcomes) - 1
+    assert resumes >= len(TREE_ALONE), resumes
+
+
+def test_prepare_resumes_a_tree_from_its_open_nodes_without_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Given the open nodes a stopped tree left and its partition, ``prepare`` goes straight to them, with
+    no column generation at the root, and the tree proves brute force's optimum. A tree whose nodes
+    were closed at a prune level below the incumbent's is not resumed: the root runs."""
+    forced_to_branch(monkeypatch)
+    instance = woven(10, 700)
+    best, _ = brute_force(instance)
+    table = VariantTable(instance, enumerate_columns(instance, budget=1))
+    generation = ColumnGeneration(table, None)
+    assert not generation.run(None).complete
+    stopped = BranchAndPrice(generation).run(time.perf_counter() - 1.0)  # the root branched, its children open
+    assert stopped.left is not None and len(stopped.left.nodes) == 2 and stopped.incumbent is not None
+    warm = table.solution(stopped.incumbent)
+    roots: list[int] = []
+    run_root = ColumnGeneration.run
+
+    def spy(self: ColumnGeneration, *args: Any) -> Any:
+        roots.append(1)
+        return run_root(self, *args)
+
+    monkeypatch.setattr(ColumnGeneration, "run", spy)
+    prepared = prepare(instance, SolveOptions(), warm, time.perf_counter(), ProofSettings(budget=1), tree=stopped.left)
+    assert roots == [] and prepared.table.complete and prepared.tree is None and prepared.warm is not None
+    assert same(prepared.table.objective(prepared.warm), best)
+    assert "branch-and-price resumed from 2 open nodes of an earlier run" in prepared.notes
+    lower = dataclasses.replace(stopped.left, level=-math.inf)
+    prepared = prepare(instance, SolveOptions(), warm, time.perf_counter(), ProofSettings(budget=1), tree=lower)
+    assert roots == [1] and prepared.table.complete

@@ -5,21 +5,24 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import subprocess
 import sys
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from accelsched.errors import InputError
 from accelsched.formulations.partition_branch import ProofSettings
 from accelsched.formulations.partition_capacity import CapacityDecomposition, PairOutcome, PairSolver, PairTask
-from accelsched.formulations.partition_common import InnerPoint
+from accelsched.formulations.partition_common import InnerPoint, OpenNode, TreeState
 from accelsched.formulations.partition_cpsat import solve_cpsat_partition
 from accelsched.formulations.partition_ledger import LEDGER_KIND, Ledger, instance_digest, open_ledger
 from accelsched.formulations.partition_milp import solve_milp
+from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import enumerate_columns
@@ -323,3 +326,92 @@ def test_the_instance_digest_is_the_same_in_every_process() -> None:
         for seed in (1, 2, 3)
     }  # fmt: skip
     assert len(digests) == 1 and len(digests.pop()) == 16
+
+
+def a_tree(instance: PartitionInstance, closed: float) -> TreeState:
+    """Two open nodes on the first layers, as a tree stopped after its root leaves them."""
+    n = instance.n_layers
+    nodes = tuple(
+        OpenNode(frozenset({PairRule(0, 1, together), PairRule(1, 2, False)}), InnerPoint((0.5,) * n, 7.0), together)
+        for together in (True, False)
+    )
+    return TreeState(nodes, closed, 9.0, (((0,), (1,)), ((2,), (0,))))
+
+
+def test_a_ledger_keeps_a_pairs_tree_until_a_solve_leaves_none(tmp_path: Path) -> None:
+    """A pair's tree is written and read back as recorded (no node closed: ``closed`` inf, written as
+    null); the next record without a tree (settled, or stopped before branching) removes it; a ledger
+    written before trees were kept (no ``tree`` fields) is read as one without trees."""
+    instance, path = written_ledger(tmp_path)
+    ledger = Ledger(path, instance)
+    pair = next(iter(ledger.pairs.values()))
+    key = (pair.act_bytes, pair.weight_bytes)
+    for closed in (math.inf, 8.0):
+        tree = a_tree(instance, closed)
+        ledger.record(pair.act_bytes, pair.weight_bytes, pair.lower, 1.0, pair.code, (), None, tree)
+        ledger.save()
+        assert Ledger(path, instance).trees == {key: tree}
+        assert tree.bound == 7.0
+    ledger.record(pair.act_bytes, pair.weight_bytes, pair.lower, 1.0, pair.code, (), None, None)
+    ledger.save()
+    assert Ledger(path, instance).trees == {}
+    data = json.loads(path.read_text())
+    for entry in data["pairs"]:
+        del entry["tree"]
+    path.write_text(json.dumps(data))
+    assert Ledger(path, instance).trees == {} and Ledger(path, instance).pairs == ledger.pairs
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"tree": "x"}, "tree must be an object"),
+        ({"level": float("nan")}, "level nan and closed"),
+        ({"closed": "low"}, "closed 'low'"),
+        ({"rules": [[1, 0, True]]}, r"rule \[1, 0, True\]"),
+        ({"rules": [[0, 99, False]]}, r"rule \[0, 99, False\]"),
+        ({"rules": [[0, 1]]}, r"rule \[0, 1\]"),
+        ({"exact": None}, "each node is an object"),
+        ({"duals": [1.0]}, "tree: duals must be a list"),
+        ({"cycles": "x"}, "cycles must be a list"),
+        ({"cycles": [[[0, 99]]]}, r"\[0, 99\] is not a set of layer indices"),
+    ],
+)
+def test_a_ledger_with_a_bad_tree_is_refused(tmp_path: Path, change: dict[str, Any], message: str) -> None:
+    instance, path = written_ledger(tmp_path)
+    ledger = Ledger(path, instance)
+    pair = next(iter(ledger.pairs.values()))
+    ledger.record(pair.act_bytes, pair.weight_bytes, pair.lower, 1.0, pair.code, (), None, a_tree(instance, 8.0))
+    ledger.save()
+    data = json.loads(path.read_text())
+    entry = next(e for e in data["pairs"] if e["tree"] is not None)
+    if "tree" in change:
+        entry["tree"] = change["tree"]
+    elif {"level", "closed", "cycles"} & change.keys():
+        entry["tree"].update(change)
+    else:
+        entry["tree"]["nodes"][1].update(change)
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError, match=message):
+        Ledger(path, instance)
+
+
+def test_a_pair_resumes_the_tree_its_last_solve_left(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The decomposition hands a pair the tree the ledger kept for it, records the tree its solve
+    leaves (in the ledger too), and drops it when the pair is settled."""
+    instance = instance_of(7)
+    path = tmp_path / "ledger.json"
+    points = decomposition(instance, Ledger(path, instance))
+    point = points._next(())
+    assert point is not None
+    key = (point.act_bytes, point.weight_bytes)
+    tree = a_tree(instance, 8.0)
+    left = PairOutcome(point.lower, False, None, None, 1.0, (), None, "time limit reached", tree)
+    points._apply(point, points._task(point, None), left)
+    assert points.trees == {key: tree} and Ledger(path, instance).trees == {key: tree}
+    again = decomposition(instance, Ledger(path, instance))
+    task = again._task(next(p for p in again.points if (p.act_bytes, p.weight_bytes) == key), None)
+    assert task.tree == tree
+    settled = PairOutcome(point.lower, True, None, None, 1.0, (), None, "", tree)
+    again._apply(next(p for p in again.points if (p.act_bytes, p.weight_bytes) == key), task, settled)
+    assert again.trees == {} and Ledger(path, instance).trees == {}
