@@ -75,7 +75,23 @@ ran out.
 Open nodes are taken best bound first. When none is left, :math:`U` is optimal: the
 table holds its columns, so it holds an optimal partition, and the models prove it
 over the table. When the time runs out first, the bound is the least over the open
-nodes (at least the root's). The tree's log, one line per node (its rules, its bound,
+nodes (at least the root's).
+
+Resuming
+--------
+A tree stopped by its deadline leaves what a later run needs to go on
+(:attr:`Outcome.left <accelsched.formulations.partition_colgen.Outcome>`, a
+:class:`~accelsched.formulations.partition_common.TreeState`): each open node's rules,
+inner point and bound, the least bound of the nodes closed, the prune level at the end,
+and the cycles cut from the master. Every partition lies in an open node or in a closed
+one, so a run that starts from the open nodes (:meth:`BranchAndPrice.run` with
+``resume``; :func:`prepare` with ``tree``) proves what the stopped tree would have, as
+long as its incumbent prunes no less (:meth:`BranchAndPrice.resumable`); it skips the
+root's column generation, which on RandWire-A's 640 KB co-exploration pair takes about
+20 minutes of each run (its listing included) before the first branch. The nodes'
+columns are not part of the state: the capacity decomposition's ledger keeps a pair's
+generated subgraphs anyway (:mod:`~accelsched.formulations.partition_ledger`), and a node
+prices what it misses from its inner point. The tree's log, one line per node (its rules, its bound,
 and the pair it was branched on or how it was closed, or left open) goes into the result's
 note (:func:`tree_note`).
 """
