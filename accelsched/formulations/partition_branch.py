@@ -75,7 +75,9 @@ ran out.
 Open nodes are taken best bound first. When none is left, :math:`U` is optimal: the
 table holds its columns, so it holds an optimal partition, and the models prove it
 over the table. When the time runs out first, the bound is the least over the open
-nodes (at least the root's).
+nodes (at least the root's). The tree's log, one line per node (its rules, its bound,
+and the pair it was branched on or how it was closed, or left open) goes into the result's
+note (:func:`tree_note`).
 
 Resuming
 --------
@@ -91,9 +93,7 @@ root's column generation, which on RandWire-A's 640 KB co-exploration pair takes
 20 minutes of each run (its listing included) before the first branch. The nodes'
 columns are not part of the state: the capacity decomposition's ledger keeps a pair's
 generated subgraphs anyway (:mod:`~accelsched.formulations.partition_ledger`), and a node
-prices what it misses from its inner point. The tree's log, one line per node (its rules, its bound,
-and the pair it was branched on or how it was closed, or left open) goes into the result's
-note (:func:`tree_note`).
+prices what it misses from its inner point.
 """
 
 from __future__ import annotations
@@ -343,8 +343,10 @@ class BranchAndPrice:
 
     def resumable(self, state: TreeState) -> bool:
         """Whether the tree may resume from ``state``: every node it closed stays closed under the
-        incumbent now (:class:`~accelsched.formulations.partition_common.TreeState`)."""
-        return self.prune_level() <= state.level
+        incumbent now (:class:`~accelsched.formulations.partition_common.TreeState`). The same
+        incumbent evaluated again may differ in its last bits: a level above by far less than the
+        pricing's tolerance is the same level."""
+        return self.prune_level() <= state.level + PRICING_EPS * 1e-6 * max(1.0, abs(state.level))
 
     def _pruned(self, bound: float) -> bool:
         return bound > self.prune_level()

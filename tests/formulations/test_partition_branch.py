@@ -571,8 +571,9 @@ def test_a_tree_resumed_from_its_open_nodes_reaches_brute_force(step: int, monke
 
 def test_prepare_resumes_a_tree_from_its_open_nodes_without_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
     """Given the open nodes a stopped tree left and its partition, ``prepare`` goes straight to them, with
-    no column generation at the root, and the tree proves brute force's optimum. A tree whose nodes
-    were closed at a prune level below the incumbent's is not resumed: the root runs."""
+    no column generation at the root, and the tree proves brute force's optimum, also when the level
+    differs in its last bit (the incumbent evaluated again). A tree whose nodes were closed at a prune
+    level below the incumbent's is not resumed: the root runs."""
     forced_to_branch(monkeypatch)
     instance = woven(10, 700)
     best, _ = brute_force(instance)
@@ -590,10 +591,12 @@ def test_prepare_resumes_a_tree_from_its_open_nodes_without_the_root(monkeypatch
         return run_root(self, *args)
 
     monkeypatch.setattr(ColumnGeneration, "run", spy)
-    prepared = prepare(instance, SolveOptions(), warm, time.perf_counter(), ProofSettings(budget=1), tree=stopped.left)
-    assert roots == [] and prepared.table.complete and prepared.tree is None and prepared.warm is not None
-    assert same(prepared.table.objective(prepared.warm), best)
-    assert "branch-and-price resumed from 2 open nodes of an earlier run" in prepared.notes
+    hair = dataclasses.replace(stopped.left, level=math.nextafter(stopped.left.level, -math.inf))
+    for tree in (stopped.left, hair):
+        prepared = prepare(instance, SolveOptions(), warm, time.perf_counter(), ProofSettings(budget=1), tree=tree)
+        assert roots == [] and prepared.table.complete and prepared.tree is None and prepared.warm is not None
+        assert same(prepared.table.objective(prepared.warm), best)
+        assert "branch-and-price resumed from 2 open nodes of an earlier run" in prepared.notes
     lower = dataclasses.replace(stopped.left, level=-math.inf)
     prepared = prepare(instance, SolveOptions(), warm, time.perf_counter(), ProofSettings(budget=1), tree=lower)
     assert roots == [1] and prepared.table.complete
