@@ -67,7 +67,7 @@ from accelsched.formulations.partition_common import (
     infeasible_result,
     partition_result,
 )
-from accelsched.formulations.partition_ledger import open_ledger
+from accelsched.formulations.partition_ledger import keep_final, open_ledger
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import DEFAULT_BUDGET
@@ -265,11 +265,12 @@ def solve_cpsat_partition(
     if infeasible is not None:
         return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
     settings = ProofSettings(budget, rounds)
-    run = prepare(instance, options, warm_start, start, settings, ledger=open_ledger(ledger, instance))
+    book = open_ledger(ledger, instance)
+    run = prepare(instance, options, warm_start, start, settings, ledger=book)
     cpsat = PartitionCpSat(run.table)
     hints = cpsat.hints(run.warm) if run.warm else None
     answer = solve_cpsat(cpsat.model, run.solver_options(options), hints, objective_scale=cpsat.scale)
-    return partition_result(
+    result = partition_result(
         run.table,
         method="cpsat",
         backend="cpsat",
@@ -283,6 +284,8 @@ def solve_cpsat_partition(
         notes=[*run.notes, *([f"{run.start_label} is given as a complete hint"] if hints else [])],
         start_label=run.start_label,
     )
+    keep_final(book, result.solution)
+    return result
 
 
 METHODS: tuple[MethodSpec, ...] = (

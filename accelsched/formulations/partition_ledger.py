@@ -65,7 +65,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from accelsched.errors import InputError
+from accelsched.errors import InfeasibleSolution, InputError
 from accelsched.formulations.partition_common import InnerPoint, OpenNode, TreeState, keep_better_inner
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.base import MethodSpec
@@ -84,6 +84,7 @@ __all__ = [
     "Ledger",
     "PairBound",
     "instance_digest",
+    "keep_final",
     "open_ledger",
     "takes_ledger",
     "with_ledger",
@@ -431,6 +432,25 @@ def open_ledger(path: str | Path | None, instance: PartitionInstance) -> Ledger 
             "give candidate lists (e.g. capacities=cocco), or leave the ledger out",
         )
     return Ledger(path, instance)
+
+
+def keep_final(ledger: Ledger | None, solution: PartitionSolution | None) -> None:
+    """Offer a method's final partition to its ledger, written when it beats the ledger's incumbent.
+
+    The models solve over the table the decomposition leaves, after the pairs, and may find a
+    better partition than the one the pairs wrote; the next run should start from it. It is
+    checked and evaluated here, as a ledger's incumbent is when read (an invalid one is left to the
+    registry's check, which reports it)."""
+    if ledger is None or solution is None:
+        return
+    try:
+        check(ledger.instance, solution)
+    except InfeasibleSolution:
+        return
+    value = objective(ledger.instance, solution, evaluate(ledger.instance, solution))
+    if value < ledger.objective:
+        ledger.offer(solution, value)
+        ledger.save()
 
 
 def takes_ledger(method: MethodSpec) -> bool:

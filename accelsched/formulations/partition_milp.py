@@ -104,7 +104,7 @@ from accelsched.formulations.partition_common import (
     infeasible_result,
     partition_result,
 )
-from accelsched.formulations.partition_ledger import open_ledger
+from accelsched.formulations.partition_ledger import keep_final, open_ledger
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import DEFAULT_BUDGET
@@ -268,10 +268,11 @@ def solve_milp(
     if infeasible is not None:
         return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
     settings = ProofSettings(budget, rounds, DECOMPOSE_COLUMNS, backend)
-    run = prepare(instance, options, warm_start, start, settings, ledger=open_ledger(ledger, instance))
+    book = open_ledger(ledger, instance)
+    run = prepare(instance, options, warm_start, start, settings, ledger=book)
     milp = PartitionMilp(run.table)
     answer = solve(milp.model, backend, run.solver_options(options), milp.start(run.warm) if run.warm else None)
-    return partition_result(
+    result = partition_result(
         run.table,
         method=method,
         backend=backend,
@@ -285,6 +286,8 @@ def solve_milp(
         notes=run.notes,
         start_label=run.start_label,
     )
+    keep_final(book, result.solution)
+    return result
 
 
 METHODS: tuple[MethodSpec, ...] = tuple(

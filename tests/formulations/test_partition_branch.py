@@ -544,7 +544,7 @@ def resumed_until_proven(
     return outcomes
 
 
-@pytest.mark.parametrize("step", [1, 2])
+@pytest.mark.parametrize("step", [1])  # 2 also passes (about 50 s); every node is the harder case
 def test_a_tree_resumed_from_its_open_nodes_reaches_brute_force(step: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The tree stopped every ``step`` nodes and resumed from what it left (each open node's rules,
     inner point and bound, the cycles cut) in a new column generation proves brute force's optimum,

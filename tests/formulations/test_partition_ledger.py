@@ -20,7 +20,7 @@ from accelsched.formulations.partition_branch import ProofSettings
 from accelsched.formulations.partition_capacity import CapacityDecomposition, PairOutcome, PairSolver, PairTask
 from accelsched.formulations.partition_common import InnerPoint, OpenNode, TreeState
 from accelsched.formulations.partition_cpsat import solve_cpsat_partition
-from accelsched.formulations.partition_ledger import LEDGER_KIND, Ledger, instance_digest, open_ledger
+from accelsched.formulations.partition_ledger import LEDGER_KIND, Ledger, instance_digest, keep_final, open_ledger
 from accelsched.formulations.partition_milp import solve_milp
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.base import MethodSpec
@@ -28,7 +28,7 @@ from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionS
 from accelsched.problems.partition_columns import enumerate_columns
 from accelsched.registry import run_method
 from accelsched.solvers import Result, SolveOptions, Status
-from tests.formulations.partition_helpers import run, same
+from tests.formulations.partition_helpers import run, same, singletons
 from tests.formulations.test_partition_capacity import instance_of
 from tests.formulations.test_partition_colgen import BUDGET
 
@@ -77,6 +77,7 @@ def test_the_milp_and_cpsat_methods_share_a_ledger(seed: int, tmp_path: Path) ->
 
     milp = solved("milp-highs", partial(solve_milp, backend="highs", budget=BUDGET, ledger=path))
     assert milp.status is Status.OPTIMAL and same(milp.objective, reference)
+    assert same(Ledger(path, instance).objective, reference)  # the method's final partition
     assert f"pair ledger {path}: started from no pairs and no incumbent" in milp.stats.native_status
     cpsat = solved("cpsat", partial(solve_cpsat_partition, budget=BUDGET, ledger=path))
     assert cpsat.status is Status.OPTIMAL and same(cpsat.objective, reference)
@@ -415,3 +416,21 @@ def test_a_pair_resumes_the_tree_its_last_solve_left(tmp_path: Path, monkeypatch
     settled = PairOutcome(point.lower, True, None, None, 1.0, (), None, "", tree)
     again._apply(next(p for p in again.points if (p.act_bytes, p.weight_bytes) == key), task, settled)
     assert again.trees == {} and Ledger(path, instance).trees == {}
+
+
+def test_a_methods_final_partition_goes_into_the_ledger_when_better(tmp_path: Path) -> None:
+    """The models may beat the partition the pairs wrote: ``keep_final`` writes a better one (checked and
+    evaluated), and leaves a worse one, an invalid one and none alone."""
+    instance, path = written_ledger(tmp_path)
+    ledger = Ledger(path, instance)
+    best = ledger.incumbent
+    assert best is not None
+    ledger.incumbent, ledger.objective = None, math.inf  # as if the pairs had written nothing better
+    ledger.save()
+    ledger = Ledger(path, instance)
+    keep_final(ledger, best)
+    again = Ledger(path, instance)
+    assert again.incumbent == best and same(again.objective, ledger.objective)
+    for other in (singletons(instance), None, dataclasses.replace(best, subgraphs=best.subgraphs[1:])):
+        keep_final(again, other)
+        assert Ledger(path, instance).incumbent == best
