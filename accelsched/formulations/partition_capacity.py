@@ -125,6 +125,7 @@ from accelsched.formulations.partition_common import (
     VariantTable,
     checked_warm_start,
     keep_better_inner,
+    keep_last_tree,
 )
 from accelsched.formulations.partition_ledger import Ledger, instance_digest
 from accelsched.formulations.partition_milp import PartitionMilp
@@ -469,10 +470,7 @@ class CapacityDecomposition:
         self.generated[key] = outcome.generated
         keep_better_inner(self.inner, key, outcome.inner)
         tree = None if outcome.settled else outcome.tree
-        if tree is None:
-            self.trees.pop(key, None)
-        else:
-            self.trees[key] = tree
+        keep_last_tree(self.trees, key, tree)
         self._raise(point, outcome.lower)
         point.settled = point.settled or outcome.settled
         result = "no partition"

@@ -431,6 +431,14 @@ class TreeState:
         return min([*(node.inner.bound for node in self.nodes), self.closed])
 
 
+def keep_last_tree(trees: dict[tuple[int, int], TreeState], key: tuple[int, int], tree: TreeState | None) -> None:
+    """Store ``tree`` as ``trees[key]``, or drop the entry when the last solve left no tree."""
+    if tree is None:
+        trees.pop(key, None)
+    else:
+        trees[key] = tree
+
+
 def keep_better_inner(
     points: dict[tuple[int, int], InnerPoint], key: tuple[int, int], point: InnerPoint | None
 ) -> None:

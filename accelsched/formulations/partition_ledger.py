@@ -66,7 +66,13 @@ from pathlib import Path
 from typing import Any
 
 from accelsched.errors import InfeasibleSolution, InputError
-from accelsched.formulations.partition_common import InnerPoint, OpenNode, TreeState, keep_better_inner
+from accelsched.formulations.partition_common import (
+    InnerPoint,
+    OpenNode,
+    TreeState,
+    keep_better_inner,
+    keep_last_tree,
+)
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import (
@@ -338,10 +344,7 @@ class Ledger:
         self.pairs[key] = PairBound(act_bytes, weight_bytes, lower, seconds, code)
         self.columns[key] = columns
         keep_better_inner(self.inner, key, inner)
-        if tree is None:
-            self.trees.pop(key, None)
-        else:
-            self.trees[key] = tree
+        keep_last_tree(self.trees, key, tree)
 
     def offer(self, solution: PartitionSolution, value: float) -> None:
         """Keep ``solution`` (checked, of co-exploration objective ``value``) when it beats the incumbent."""
