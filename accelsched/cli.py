@@ -28,7 +28,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from accelsched.errors import AccelschedError, InputError
+from accelsched.errors import AccelschedError, InfeasibleSolution, InputError
 from accelsched.hardware.cost.report import CostReport
 
 __all__ = ["main"]
@@ -83,7 +83,12 @@ def _parser() -> _Parser:
         _add_instance_args(p)
         if name == "solve":
             p.add_argument("--method", required=True)
-            p.add_argument("--warm-start", default=None, metavar="METHOD", help="method whose solution seeds this one")
+            p.add_argument(
+                "--warm-start",
+                default=None,
+                metavar="METHOD|FILE",
+                help="a method whose solution seeds this one, or a solution file (JSON, or 'solve --json' output)",
+            )
             p.add_argument(
                 "--ledger",
                 default=None,
@@ -375,7 +380,7 @@ def _cmd_solve_or_gap(args: argparse.Namespace) -> int:
             open_ledger(args.ledger, instance)  # a refused ledger stops the run before any warm start
         warm = None
         if args.warm_start:
-            warm = run_method(problem, instance, get_method(problem.name, args.warm_start), options).solution
+            warm = _warm_start(args.warm_start, problem, instance, options)
         result = run_method(problem, instance, method, options, warm_start=warm)
         if args.json:
             print(json.dumps(result.to_dict()))
@@ -407,6 +412,26 @@ def _cmd_solve_or_gap(args: argparse.Namespace) -> int:
             print(f"note: {', '.join(below)} finish below it: the bound covers the instance as built, and these "
                   "methods re-discretize it (the atomic baselines choose atom sizes of their own)")  # fmt: skip
     return 0
+
+
+def _warm_start(source: str, problem: Any, instance: Any, options: Any) -> Any:
+    """The solution ``--warm-start`` names: a method's (run here), or one read from a file and checked
+    against the instance (a method's name wins over a file of the same name)."""
+    from accelsched.registry import get_method, methods, run_method
+
+    known = methods(problem.name)
+    if source not in known and os.path.isfile(source):
+        solution = _read_solution(source, problem)
+        try:
+            problem.check(instance, solution)
+        except InfeasibleSolution as exc:
+            fix = "give a solution of the same workload, hardware and options"
+            raise InputError(f"the warm start is not a solution of this instance: {exc}", source, fix) from None
+        return solution
+    if source not in known:
+        fix = f"give an existing solution file or one of the methods: {', '.join(sorted(known))}"
+        raise InputError(f"{source!r} is neither a method of {problem.name} nor a file", "--warm-start", fix)
+    return run_method(problem, instance, get_method(problem.name, source), options).solution
 
 
 def _relative(value: float, best: float) -> float:

@@ -73,6 +73,36 @@ def test_exact_model_warm_started_by_the_ga(capsys: pytest.CaptureFixture[str], 
     assert result["status"] == "OPTIMAL" and "warm start given" in result["stats"]["native_status"]
 
 
+def test_exact_model_warm_started_from_a_solution_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = run(capsys, "solve", "partition", *INSTANCE, "--method", "greedy", "--json")
+    greedy = json.loads(out)
+    path = tmp_path / "greedy.json"
+    path.write_text(out)
+    code, out, _ = run(capsys, "solve", "partition", *INSTANCE, "--method", "milp-highs", "--warm-start", str(path),
+                       "--json")  # fmt: skip
+    assert code == 0
+    result = json.loads(out)
+    assert f"warm start given (objective {greedy['objective']:.12g})" in result["stats"]["native_status"]
+    assert result["status"] == "OPTIMAL" and result["objective"] <= greedy["objective"]
+
+
+def test_a_warm_start_of_another_instance_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    other = ("--workload", "random:9:3", *INSTANCE[2:])
+    code, out, _ = run(capsys, "solve", "partition", *other, "--method", "greedy", "--json")
+    path = tmp_path / "other.json"
+    path.write_text(out)
+    code, out, err = run(capsys, "solve", "partition", *INSTANCE, "--method", "milp-highs", "--warm-start", str(path))
+    assert code == 2 and out == ""
+    assert "the warm start is not a solution of this instance" in err and str(path) in err
+
+
+@pytest.mark.parametrize("source", ["nope", "missing.json"])
+def test_a_warm_start_neither_method_nor_file_is_refused(capsys: pytest.CaptureFixture[str], source: str) -> None:
+    code, out, err = run(capsys, "solve", "partition", *INSTANCE, "--method", "milp-highs", "--warm-start", source)
+    assert code == 2 and out == ""
+    assert f"{source!r} is neither a method of partition nor a file" in err and "greedy" in err
+
+
 def test_a_layer_larger_than_every_buffer_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
     tiny = ("--workload", "random:7:3", "--hardware", "cocco-simba-separate", "--option", "act_kb=1",
             "--option", "weight_kb=16")  # fmt: skip
