@@ -347,8 +347,14 @@ class ColumnGeneration:
         self.rounds = rounds
         self.master = RestrictedMaster(table, threads)
         self.terms = TrafficTerms.of(self.instance)
-        self.pricing = PricingModel(self.instance, self.terms, table.metric_weight, threads, self.master.min_size)
-        self.search = NeighbourSearch(self.instance, table.metric_weight)
+        self.cuts = self.master.subset_rows
+        """The subset-row cuts (:mod:`~accelsched.formulations.partition_cuts`), shared by the master,
+        the pricing MILP and the local search; the duals of this class are the cover duals followed
+        by theirs (:meth:`add_cuts`)."""
+        self.pricing = PricingModel(
+            self.instance, self.terms, table.metric_weight, threads, self.master.min_size, self.cuts
+        )
+        self.search = NeighbourSearch(self.instance, table.metric_weight, self.cuts)
         self.windows = _windows(self.instance)
         self.bound: float | None = None
         self.done = 0
@@ -389,7 +395,17 @@ class ColumnGeneration:
             points.append(start)
         best = max(points, key=lambda point: point.bound, default=None)
         if best is not None:
-            self.inner, self.inner_bound, self.bound = best.duals, best.bound, best.bound
+            self.inner, self.inner_bound, self.bound = self.cuts.padded(best.duals), best.bound, best.bound
+
+    def add_cuts(self, triples: Sequence[Sequence[int]]) -> int:
+        """Add subset-row cuts (layer triples) to the master and the pricing; how many were new.
+
+        They are valid for every partition, so for every node. The inner point gets the dual 0 on
+        each, at which its bound still holds (a zero dual adds nothing to it)."""
+        added = self.cuts.add(triples)
+        if added and self.inner is not None:
+            self.inner = self.cuts.padded(self.inner)
+        return added
 
     @property
     def inner_point(self) -> InnerPoint | None:
@@ -516,7 +532,7 @@ class ColumnGeneration:
         self.master.rules = rules
         self.master.penalty_scale = 1.0
         self.pricing.impose(rules)
-        self.inner, self.inner_bound, self.bound = inner, bound, bound
+        self.inner, self.inner_bound, self.bound = self.cuts.padded(inner), bound, bound
         self.tried = None
         while True:
             state = self._generate(deadline, deadline, early=False, prune_above=prune_above, tailing=tailing)
@@ -731,8 +747,9 @@ class ColumnGeneration:
         def ratio(members: Sequence[int]) -> float:
             return self.reduced_cost(members, lp.duals) / len(members)
 
-        def charged(rho: float) -> list[float]:
-            return [p + rho for p in lp.duals]
+        def charged(rho: float) -> list[float]:  # on the cover duals only: the cuts' rows are not layers
+            n = self.instance.n_layers
+            return [p + rho for p in lp.duals[:n]] + list(lp.duals[n:])
 
         first = min((ratio(members) for members in sets), default=0.0)
         return self._steps(lp, first, 0.0, charged, lambda _, mu, rho: lp.bound(mu, rho), ratio, known, deadline)
@@ -751,9 +768,11 @@ class ColumnGeneration:
         assert start is not None
         inner = np.asarray(start, dtype=np.float64)
         delta = np.asarray(lp.duals, dtype=np.float64) - inner
+        n = self.instance.n_layers
 
         def ratio(members: Sequence[int]) -> float:
-            rise = float(delta[list(members)].sum())
+            rows = [*members, *(n + s for s in self.cuts.hits(members))]
+            rise = float(delta[rows].sum())
             return max(0.0, self.reduced_cost(members, start)) / rise if rise > 0.0 else 1.0
 
         def point(t: float) -> list[float]:
@@ -893,9 +912,10 @@ class ColumnGeneration:
         return self._gap()
 
     def reduced_cost(self, members: Sequence[int], duals: Sequence[float]) -> float:
-        """The reduced cost of a multi-layer set in its resident mode."""
+        """The reduced cost of a multi-layer set in its resident mode (cover duals, then the cuts')."""
         weight = self.table.metric_weight
-        return weight * self.terms.metric(self.instance, members) - math.fsum(duals[i] for i in members)
+        metric = weight * self.terms.metric(self.instance, members)
+        return metric - math.fsum(duals[i] for i in members) - self.cuts.charge(members, duals)
 
     def _stop(self, reason: str) -> Outcome:
         return Outcome(False, self.bound, self.incumbent, self.done, self.listed, reason)

@@ -418,12 +418,17 @@ class TreeState:
     cycles
         The cycles cut from the master (each its subgraphs: no partition holds them all, as they
         cannot be ordered), so that a resumed node does not find and cut them again.
+    cuts
+        The subset-row cuts of the master (layer triples, :mod:`~accelsched.formulations.partition_cuts`),
+        in their order: a node's inner point holds the cover duals, then the duals of the first of
+        these (zeros for the rest).
     """
 
     nodes: tuple[OpenNode, ...]
     closed: float
     level: float
     cycles: tuple[tuple[tuple[int, ...], ...], ...] = ()
+    cuts: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def bound(self) -> float:

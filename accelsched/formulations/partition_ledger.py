@@ -19,7 +19,8 @@ bound they prove), which the pair's next solve, and those of the pairs within it
 its bound is not climbed again either. When a pair's solve stops in branch-and-price, the ledger
 keeps the tree's open nodes (:class:`~accelsched.formulations.partition_common.TreeState`: each
 node's pair rules, inner point and bound; the least bound of the nodes closed; the prune level
-they were closed at; the cycles of subgraphs cut from the master), and the pair's next solve
+they were closed at; the cycles of subgraphs cut from the master; the subset-row cuts, whose
+duals follow the layers' in a node's), and the pair's next solve
 resumes the tree from them rather than from its root: a tree longer than one run is still
 solved once.
 
@@ -36,10 +37,11 @@ so that a run killed while writing leaves the previous ledger)::
                 "tree": {"level": 1.02e9, "closed": 1.03e9 or null,
                          "nodes": [{"rules": [[87, 167, true], ...], "bound": 1.02e9,
                                     "duals": [...], "exact": false}, ...],
-                         "cycles": [[[3, 4], [5], [6, 7]], ...]} or null}, ...]}
+                         "cycles": [[[3, 4], [5], [6, 7]], ...],
+                         "cuts": [[6, 8, 82], ...]} or null}, ...]}
 
 A ledger written before trees were kept has no ``tree`` fields, and is read as one whose pairs
-left none.
+left none; a tree written before subset-row cuts has no ``cuts``, and is read as one without.
 
 The instance digest covers the workload, the accelerator, the buffer design, the candidates,
 the metric and alpha: a ledger opened for another instance is refused. The cost model is
@@ -255,15 +257,19 @@ class Ledger:
             kept.append(tuple(sorted(members)))
         return tuple(kept)
 
-    def _inner_point(self, entry: Any, field: str = "inner") -> InnerPoint:
-        """A pair's recorded inner point (or a tree node's: ``field`` names it in the message),
-        validated: ``ValueError`` saying what is wrong."""
+    def _inner_point(self, entry: Any, field: str = "inner", cuts: int = 0) -> InnerPoint:
+        """A pair's recorded inner point (or a tree node's: ``field`` names it in the message, and
+        its duals may go on with those of the tree's first ``cuts`` subset-row cuts), validated:
+        ``ValueError`` saying what is wrong."""
         if not isinstance(entry, dict):
             raise ValueError(f"pair field {field} must be an object with bound and duals, got {type(entry).__name__}")
         bound, duals = entry["bound"], entry["duals"]
         n = self.instance.n_layers
-        if not isinstance(duals, list) or len(duals) != n:
-            raise ValueError(f"pair field {field}: duals must be a list of {n} numbers (one per layer)")
+        if not isinstance(duals, list) or not n <= len(duals) <= n + cuts:
+            then = f", then at most one per subset-row cut ({cuts})" if cuts else ""
+            raise ValueError(f"pair field {field}: duals must be a list of {n} numbers (one per layer{then})")
+        if any(_finite(value) and value > 0 for value in duals[n:]):
+            raise ValueError(f"pair field {field}: the duals of the subset-row cuts must be at most 0")
         for value in (bound, *duals):
             if not _finite(value):
                 raise ValueError(f"pair field {field}: {value!r} is not a finite number")
@@ -276,16 +282,34 @@ class Ledger:
         level, closed = entry["level"], entry["closed"]
         if not _finite(level) or not (closed is None or _finite(closed)):
             raise ValueError(f"pair field tree: level {level!r} and closed {closed!r} must be finite numbers")
+        cuts = self._cuts(entry.get("cuts", []))
         nodes = []
         for node in entry["nodes"]:
             if not isinstance(node, dict) or not isinstance(node.get("exact"), bool):
                 raise ValueError("pair field tree: each node is an object with rules, bound, duals and exact")
-            nodes.append(OpenNode(self._rules(node["rules"]), self._inner_point(node, "tree"), node["exact"]))
+            inner = self._inner_point(node, "tree", len(cuts))
+            nodes.append(OpenNode(self._rules(node["rules"]), inner, node["exact"]))
         cycles = entry.get("cycles", [])
         if not isinstance(cycles, list):
             raise ValueError(f"pair field tree: cycles must be a list of subgraph lists, got {type(cycles).__name__}")
         closed_at = math.inf if closed is None else float(closed)
-        return TreeState(tuple(nodes), closed_at, float(level), tuple(self._subgraphs(cycle) for cycle in cycles))
+        subgraphs = tuple(self._subgraphs(cycle) for cycle in cycles)
+        return TreeState(tuple(nodes), closed_at, float(level), subgraphs, cuts)
+
+    def _cuts(self, cuts: Any) -> tuple[tuple[int, int, int], ...]:
+        """A tree's subset-row cuts, validated: ``ValueError`` naming the first bad one."""
+        if not isinstance(cuts, list):
+            raise ValueError(f"pair field tree: cuts must be a list of layer triples, got {type(cuts).__name__}")
+        n = self.instance.n_layers
+        kept = []
+        for cut in cuts:
+            valid = isinstance(cut, list) and len(cut) == 3 and all(type(i) is int for i in cut)
+            if not valid or not 0 <= cut[0] < cut[1] < cut[2] < n:
+                raise ValueError(f"pair field tree: cut {cut!r} is not [a, b, c], 0 <= a < b < c < {n}")
+            kept.append((cut[0], cut[1], cut[2]))
+        if len(set(kept)) != len(kept):
+            raise ValueError("pair field tree: a subset-row cut is listed twice")
+        return tuple(kept)
 
     def _rules(self, rules: Any) -> frozenset[PairRule]:
         """A tree node's pair rules, validated: ``ValueError`` naming the first bad one."""
@@ -393,7 +417,8 @@ def _tree_entry(tree: TreeState) -> dict[str, Any]:
     ]
     closed = tree.closed if math.isfinite(tree.closed) else None
     cycles = [[list(members) for members in cycle] for cycle in tree.cycles]
-    return {"level": tree.level, "closed": closed, "nodes": nodes, "cycles": cycles}
+    cuts = [list(cut) for cut in tree.cuts]
+    return {"level": tree.level, "closed": closed, "nodes": nodes, "cycles": cycles, "cuts": cuts}
 
 
 def _finite(value: Any) -> bool:

@@ -43,6 +43,12 @@ bound, also when the MILP stops at its first improving sets). The minimum is at
 exact pricing proves :math:`\beta \ge -\epsilon` the master is optimal and LB is the
 LP bound of the whole column set up to :math:`n\epsilon / s`.
 
+Subset-row cuts (:mod:`~accelsched.formulations.partition_cuts`) are rows
+:math:`\sum_j a_{sj} x_j \le 1` valid for every partition, with duals :math:`\sigma_s \le 0`:
+they join :math:`\lambda`, and a missing column's reduced cost is then
+:math:`d_j = w c_j - \sum_{i \in S_j} \pi_i - \sum_s a_{sj} \sigma_s`, which the pricing
+charges (:class:`~accelsched.formulations.partition_pricing.PricingModel`).
+
 Before convergence, :math:`K_x \beta` is a poor bound: it charges every one of up to
 :math:`n/s` missing subgraphs the reduced cost of the most negative one, which spans
 many layers. A *charge per layer* :math:`\rho \le 0` spreads it over the layers: the
@@ -85,6 +91,7 @@ import networkx as nx
 import numpy as np
 
 from accelsched.formulations.partition_common import Assignment, VariantTable, execution_order
+from accelsched.formulations.partition_cuts import SubsetRows
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.solvers.highs import ensure_highs_threads
 
@@ -102,7 +109,7 @@ class MasterLp:
     value
         The LP's objective.
     duals
-        The duals of the cover rows.
+        The duals of the cover rows, then those of the subset-row cuts (:attr:`RestrictedMaster.subset_rows`).
     support
         Variants with a positive value.
     weights
@@ -122,7 +129,8 @@ class MasterLp:
     reduced
         The reduced costs of the master's variants at ``duals`` (``least`` is their minimum).
     incidence
-        The layers of the variants, as (variant, layer) index arrays: what :meth:`at` needs.
+        The layers of the variants, as (variant, layer) index arrays: what :meth:`at` needs (a
+        subset-row cut :math:`s` a variant hits counts as the layer :math:`n + s`).
     """
 
     value: float
@@ -141,11 +149,12 @@ class MasterLp:
     )
 
     def at(self, duals: Sequence[float]) -> MasterLp:
-        r"""The terms of the bound at other duals of the cover rows (the capacity rows' unchanged).
+        r"""The terms of the bound at other duals of the cover rows and cuts (the capacity rows' unchanged).
 
-        The bound of the module docstring holds for any duals: :math:`\lambda^\top b` moves by
-        the change of :math:`\sum_i \pi_i`, and each variant's reduced cost by the change of
-        :math:`\sum_{i \in S_j} \pi_i`. ``value`` stays the LP's."""
+        The bound of the module docstring holds for any duals (those of the cuts at most 0):
+        :math:`\lambda^\top b` moves by the change of :math:`\sum_i \pi_i + \sum_s \sigma_s`
+        (each row's right-hand side is 1), and each variant's reduced cost by the change of the
+        duals of its rows. ``value`` stays the LP's."""
         shift = np.asarray(duals, dtype=np.float64) - np.asarray(self.duals, dtype=np.float64)
         variant, layer = self.incidence
         reduced = self.reduced - np.bincount(variant, weights=shift[layer], minlength=len(self.reduced))
@@ -189,6 +198,9 @@ class RestrictedMaster:
         """Fewest layers of a column missing from the master (every smaller one is listed)."""
         self.cycles: list[tuple[int, ...]] = []
         """Columns (indices) of the cycles cut from the integer program."""
+        self.subset_rows = SubsetRows(table.instance.n_layers)
+        """The subset-row cuts (:mod:`~accelsched.formulations.partition_cuts`), rows of the LP and
+        of the integer program; their duals follow the cover duals in :attr:`MasterLp.duals`."""
         self.rules: frozenset[PairRule] = frozenset()
         """The branching rules of the node being solved (branch-and-price): the variants whose
         subgraph breaks one are held at 0, in the LP and in the integer program."""
@@ -276,6 +288,13 @@ class RestrictedMaster:
                     columns[j].append((row, 1.0))
             rows_lower.append(-_INF)
             rows_upper.append(len(cycle) - 1.0)
+        first_cut = len(rows_lower)
+        if self.subset_rows.triples:
+            for j, variant in enumerate(table.variants):
+                for s in self.subset_rows.hits(table.columns[variant.column].members):
+                    columns[j].append((first_cut + s, 1.0))
+        rows_lower += [-_INF] * len(self.subset_rows)
+        rows_upper += [1.0] * len(self.subset_rows)
         cost = [table.variant_coefficient(j) for j in range(n_var)]
         cost += [table.act_coefficient(k) for k in range(n_act)]
         cost += [table.weight_coefficient(m) for m in range(n_weight)]
@@ -357,11 +376,14 @@ class RestrictedMaster:
         x = values[:n_var]
         support = np.flatnonzero(x > 1e-6)
         kept = float(values[lp.num_col_ - n :].sum()) if artificial else 0.0
-        cover = (column < n_var) & (index < n)  # the cover rows' entries of the variants: their layers
+        # the rows whose duals MasterLp.at may move: the cover rows, then the subset-row cuts (the last rows)
+        first_cut = lp.num_row_ - len(self.subset_rows)
+        moved = np.where(index >= first_cut, n + index - first_cut, index)
+        cover = (column < n_var) & ((index < n) | (index >= first_cut))
         return MasterLp(
             value=objective if solved else math.inf,
             status=h.modelStatusToString(h.getModelStatus()),
-            duals=tuple(float(v) for v in dual[:n]),
+            duals=tuple(float(v) for v in (*dual[:n], *dual[first_cut:])),
             support=tuple(int(j) for j in support),
             weights=tuple(float(v) for v in x[support]),
             artificial=kept,
@@ -370,7 +392,7 @@ class RestrictedMaster:
             n=n,
             min_size=self.min_size,
             reduced=reduced[:n_var],
-            incidence=(column[cover], index[cover].astype(np.int64)),
+            incidence=(column[cover], moved[cover].astype(np.int64)),
         )
 
     def solve_integer(self, start: Assignment | None, deadline: float | None) -> Assignment | None:

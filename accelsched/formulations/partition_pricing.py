@@ -87,6 +87,7 @@ either (45 s, 42 s).
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Iterable, Sequence
@@ -95,6 +96,7 @@ from dataclasses import dataclass, field
 import highspy
 import numpy as np
 
+from accelsched.formulations.partition_cuts import SubsetRows
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.partition import Metric, PartitionInstance
 from accelsched.problems.partition_columns import mask_of, reachability
@@ -196,10 +198,18 @@ class PricingModel:
         HiGHS threads.
     min_size
         Fewest layers of a set (at least 2): the columns with fewer are all in the master.
+    subset_rows
+        The master's subset-row cuts, charged to the sets that hit them (:meth:`charge_cuts`).
     """
 
     def __init__(
-        self, instance: PartitionInstance, terms: TrafficTerms, weight: float, threads: int = 1, min_size: int = 2
+        self,
+        instance: PartitionInstance,
+        terms: TrafficTerms,
+        weight: float,
+        threads: int = 1,
+        min_size: int = 2,
+        subset_rows: SubsetRows | None = None,
     ) -> None:
         self.instance = instance
         self.min_size = max(2, min_size)
@@ -219,6 +229,8 @@ class PricingModel:
         self._rule_rows: dict[PairRule, int] = {}
         self.rules: frozenset[PairRule] = frozenset()
         """The branching rules the sets keep (branch-and-price; see :meth:`impose`)."""
+        self.subset_rows = SubsetRows(self.n) if subset_rows is None else subset_rows
+        self._cut_vars: list[int] = []
         self.t = [self._var(0.0, 1.0, integer=True) for _ in range(self.n)]
         self.written: dict[int, int] = {}
         self.read: dict[int, int] = {}
@@ -372,6 +384,16 @@ class PricingModel:
                     self._row(-_INF, 1.0, terms)
         return True
 
+    def charge_cuts(self) -> None:
+        r"""One variable per subset-row cut not charged yet, :math:`y_R \ge t_a + t_b - 1` for each pair
+        of its layers: with the cost :math:`-\sigma_R \ge 0` (:meth:`solve`) it is 1 exactly when the
+        set holds two of the cut's layers, the cut's coefficient."""
+        for triple in self.subset_rows.triples[len(self._cut_vars) :]:
+            y = self._var(0.0, 1.0)
+            for a, b in itertools.combinations(triple, 2):
+                self._row(-1.0, _INF, [(y, 1.0), (self.t[a], -1.0), (self.t[b], -1.0)])
+            self._cut_vars.append(y)
+
     def impose(self, rules: Iterable[PairRule]) -> None:
         """Make the sets keep these branching rules, and only these: ``t_i = t_j`` for two layers
         together, ``t_i + t_j <= 1`` for two apart. A rule's row is added once and freed (its
@@ -411,7 +433,8 @@ class PricingModel:
         Parameters
         ----------
         duals
-            The duals :math:`\\pi_i` of the cover rows.
+            The duals :math:`\\pi_i` of the cover rows, then those of the subset-row cuts (0 for
+            the cuts beyond them).
         cutoff
             Only sets of reduced cost below it are wanted; a solve that finds none proves
             that every admitted set costs at least ``cutoff``.
@@ -424,8 +447,11 @@ class PricingModel:
             Stop after this many improving sets (None: solve to the end).
         """
         h = self.highs
+        self.charge_cuts()
         allowed = set(range(self.n)) if window is None else set(window)
         cost = np.zeros(self._columns)
+        for s, y in enumerate(self._cut_vars):
+            cost[y] = -min(0.0, duals[self.n + s]) if self.n + s < len(duals) else 0.0
         for i in range(self.n):
             cost[self.t[i]] = self.weight * self.terms.base[i] - duals[i]
             h.changeColBounds(self.t[i], 0.0, 1.0 if i in allowed else 0.0)
@@ -475,10 +501,11 @@ class NeighbourSearch:
         The metric's weight in the objective.
     """
 
-    def __init__(self, instance: PartitionInstance, weight: float) -> None:
+    def __init__(self, instance: PartitionInstance, weight: float, subset_rows: SubsetRows | None = None) -> None:
         self.instance = instance
         self.model = instance.cost_model
         self.weight = weight
+        self.subset_rows = SubsetRows(instance.n_layers) if subset_rows is None else subset_rows
         n = instance.n_layers
         self.neighbours = [set(self.model.preds[v]) | set(self.model.succs[v]) for v in range(n)]
         self.preds = [set(p) for p in self.model.preds]
@@ -490,7 +517,8 @@ class NeighbourSearch:
         cost = self.model.subgraph(members)
         if not cost.resident.fits(self.instance.shared, *self._largest()):
             return None
-        return self.weight * self.instance.metric_of(cost, cost.resident) - math.fsum(duals[i] for i in members)
+        metric = self.weight * self.instance.metric_of(cost, cost.resident)
+        return metric - math.fsum(duals[i] for i in members) - self.subset_rows.charge(members, duals)
 
     def _largest(self) -> tuple[int, int]:
         instance = self.instance
@@ -528,7 +556,7 @@ class NeighbourSearch:
         starts
             Sets to start from.
         duals
-            The duals of the cover rows.
+            The duals of the cover rows, then those of the subset-row cuts.
         cutoff
             Sets below it are returned.
         known

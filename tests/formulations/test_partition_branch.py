@@ -198,17 +198,20 @@ TREE_ALONE += [(96, 1000), (104, 700), (118, 800)]
 and none is pruned by an incumbent (the other five finish at the root or in its one node)."""
 
 
-@pytest.mark.parametrize("settle", [True, False])
+@pytest.mark.parametrize(("settle", "cuts"), [(True, True), (False, True), (False, False)])
 def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
-    settle: bool, monkeypatch: pytest.MonkeyPatch
+    settle: bool, cuts: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On instances whose LP is fractional, with the listing given up at once: the tree proves brute
     force's optimum. Without ``settle`` no node is settled by its integer program, and only those
     whose bound is far above the incumbent's (a node its rules leave without a partition, whose LP
     keeps an artificial variable) are pruned: branching down to integral vertices (and cycle cuts)
     decides, the tree alone. Either way, on the instances whose tree branches then (:data:`TREE_ALONE`,
-    :data:`BRANCHING`), and every one of them must branch."""
+    :data:`BRANCHING`), and every one of them must branch. With ``cuts``, the nodes get subset-row
+    cuts before they branch (some must), and the pricing charges them."""
     forced_to_branch(monkeypatch)
+    if not cuts:
+        monkeypatch.setattr(partition_branch, "SUBSET_ROW_ROUNDS", 0)
     if not settle:
         monkeypatch.setattr(BranchAndPrice, "prune_level", lambda self: 10.0 * self.upper)
         monkeypatch.setattr(partition_branch, "NODE_INTEGER_S", 0.0)
@@ -220,7 +223,7 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
         return decided[-1]
 
     monkeypatch.setattr(ColumnGeneration, "_phase_one", spy)
-    branched = 0
+    branched, cut = 0, 0
     cases = BRANCHING if settle else TREE_ALONE
     for seed, act in cases:
         instance = woven(seed, act)
@@ -237,9 +240,11 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
         assert outcome.bound is not None and outcome.bound <= best + 1e-6 * abs(best)
         assert_tree_logged(list(outcome.tree), open_at_deadline=False)
         branched += outcome.nodes > 1
+        cut += len(generation.cuts) > 0
     assert branched == len(cases), branched
     assert None not in decided
-    if not settle:  # nodes whose rules leave no partition, proven so by phase one
+    assert bool(cut) == cuts, cut
+    if not settle and not cuts:  # nodes whose rules leave no partition, proven so by phase one
         assert decided.count(False) >= 3, decided
 
 
@@ -429,8 +434,10 @@ def test_tailing_off_branches_early_and_stays_exact(monkeypatch: pytest.MonkeyPa
     """With any gap counted as tailing off, the exact pricing in every round, and no node pruned
     by its bound unless its rules leave no partition, every node whose LP lies below the level
     branches after its first exact pricing that adds columns, its master not optimal: the tree
-    still proves brute force's optimum where the LP is fractional."""
+    still proves brute force's optimum where the LP is fractional. (No subset-row cuts: a node they
+    cut is priced again, which is not what is counted here.)"""
     forced_to_branch(monkeypatch)
+    monkeypatch.setattr(partition_branch, "SUBSET_ROW_ROUNDS", 0)
     monkeypatch.setattr(partition_colgen, "TAILING_GAP", math.inf)
     monkeypatch.setattr(partition_colgen, "STALL_ROUNDS", 0)
     monkeypatch.setattr(BranchAndPrice, "prune_level", lambda self: 10.0 * self.upper)
@@ -547,14 +554,15 @@ def resumed_until_proven(
 @pytest.mark.parametrize("step", [1])  # 2 also passes (about 50 s); every node is the harder case
 def test_a_tree_resumed_from_its_open_nodes_reaches_brute_force(step: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The tree stopped every ``step`` nodes and resumed from what it left (each open node's rules,
-    inner point and bound, the cycles cut) in a new column generation proves brute force's optimum,
-    and each run's bound is valid and never falls. Deep trees: no node is settled by its integer
-    program nor pruned by the incumbent. (Without the cycles, a node that cuts one and is priced
-    again finds it again after each resume, and a tree stopped every node or two never ends.)"""
+    inner point and bound, the cycles cut, the subset-row cuts, which some runs must leave) in a new
+    column generation proves brute force's optimum, and each run's bound is valid and never falls.
+    Deep trees: no node is settled by its integer program nor pruned by the incumbent. (Without the
+    cycles, a node that cuts one and is priced again finds it again after each resume, and a tree
+    stopped every node or two never ends.)"""
     forced_to_branch(monkeypatch)
     monkeypatch.setattr(BranchAndPrice, "prune_level", lambda self: 10.0 * self.upper)
     monkeypatch.setattr(partition_branch, "NODE_INTEGER_S", 0.0)
-    resumes = 0
+    resumes, with_cuts = 0, 0
     for seed, act in TREE_ALONE:
         instance = woven(seed, act)
         best, _ = brute_force(instance)
@@ -566,22 +574,26 @@ def test_a_tree_resumed_from_its_open_nodes_reaches_brute_force(step: int, monke
         assert all(b is not None and b <= best + 1e-6 * abs(best) for b in bounds), (seed, act, bounds, best)
         assert all(b <= c + 1e-9 * abs(c) for b, c in itertools.pairwise(bounds)), bounds
         resumes += len(outcomes) - 1
+        with_cuts += sum(bool(outcome.left and outcome.left.cuts) for outcome, _ in outcomes)
     assert resumes >= len(TREE_ALONE), resumes
+    assert with_cuts, "no run left subset-row cuts to resume with"
 
 
 def test_prepare_resumes_a_tree_from_its_open_nodes_without_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Given the open nodes a stopped tree left and its partition, ``prepare`` goes straight to them, with
-    no column generation at the root, and the tree proves brute force's optimum, also when the level
-    differs in its last bit (the incumbent evaluated again). A tree whose nodes were closed at a prune
-    level below the incumbent's is not resumed: the root runs."""
+    """Given the open nodes a stopped tree left (here the root, priced again after its subset-row cuts)
+    and its partition, ``prepare`` goes straight to them, with the cuts and no column generation at the
+    root, and the tree proves brute force's optimum, also when the level differs in its last bit (the
+    incumbent evaluated again). A tree whose nodes were closed at a prune level below the incumbent's is
+    not resumed: the root runs."""
     forced_to_branch(monkeypatch)
     instance = woven(10, 700)
     best, _ = brute_force(instance)
     table = VariantTable(instance, enumerate_columns(instance, budget=1))
     generation = ColumnGeneration(table, None)
     assert not generation.run(None).complete
-    stopped = BranchAndPrice(generation).run(time.perf_counter() - 1.0)  # the root branched, its children open
-    assert stopped.left is not None and len(stopped.left.nodes) == 2 and stopped.incumbent is not None
+    stopped = BranchAndPrice(generation).run(time.perf_counter() - 1.0)  # the root cut, to be priced again
+    assert stopped.left is not None and stopped.left.cuts and stopped.incumbent is not None
+    assert len(stopped.left.nodes) == 1
     warm = table.solution(stopped.incumbent)
     roots: list[int] = []
     run_root = ColumnGeneration.run
@@ -596,7 +608,8 @@ def test_prepare_resumes_a_tree_from_its_open_nodes_without_the_root(monkeypatch
         prepared = prepare(instance, SolveOptions(), warm, time.perf_counter(), ProofSettings(budget=1), tree=tree)
         assert roots == [] and prepared.table.complete and prepared.tree is None and prepared.warm is not None
         assert same(prepared.table.objective(prepared.warm), best)
-        assert "branch-and-price resumed from 2 open nodes of an earlier run" in prepared.notes
+        resumed = f"branch-and-price resumed from 1 open node of an earlier run, with {len(tree.cuts)} subset-row cuts"
+        assert resumed in prepared.notes
     lower = dataclasses.replace(stopped.left, level=-math.inf)
     prepared = prepare(instance, SolveOptions(), warm, time.perf_counter(), ProofSettings(budget=1), tree=lower)
     assert roots == [1] and prepared.table.complete

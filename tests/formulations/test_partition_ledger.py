@@ -330,13 +330,18 @@ def test_the_instance_digest_is_the_same_in_every_process() -> None:
 
 
 def a_tree(instance: PartitionInstance, closed: float) -> TreeState:
-    """Two open nodes on the first layers, as a tree stopped after its root leaves them."""
+    """Two open nodes on the first layers, as a tree stopped after its root leaves them, with two
+    subset-row cuts: one node's duals go on with the first cut's, the other's with none."""
     n = instance.n_layers
     nodes = tuple(
-        OpenNode(frozenset({PairRule(0, 1, together), PairRule(1, 2, False)}), InnerPoint((0.5,) * n, 7.0), together)
+        OpenNode(
+            frozenset({PairRule(0, 1, together), PairRule(1, 2, False)}),
+            InnerPoint((0.5,) * n + ((-2.0,) if together else ()), 7.0),
+            together,
+        )
         for together in (True, False)
     )
-    return TreeState(nodes, closed, 9.0, (((0,), (1,)), ((2,), (0,))))
+    return TreeState(nodes, closed, 9.0, (((0,), (1,)), ((2,), (0,))), ((0, 1, 2), (1, 2, 3)))
 
 
 def test_a_ledger_keeps_a_pairs_tree_until_a_solve_leaves_none(tmp_path: Path) -> None:
@@ -363,6 +368,24 @@ def test_a_ledger_keeps_a_pairs_tree_until_a_solve_leaves_none(tmp_path: Path) -
     assert Ledger(path, instance).trees == {} and Ledger(path, instance).pairs == ledger.pairs
 
 
+def test_a_tree_written_before_subset_row_cuts_is_read_without_them(tmp_path: Path) -> None:
+    instance, path = written_ledger(tmp_path)
+    ledger = Ledger(path, instance)
+    pair = next(iter(ledger.pairs.values()))
+    tree = dataclasses.replace(a_tree(instance, 8.0), cuts=())
+    tree = dataclasses.replace(tree, nodes=tuple(
+        dataclasses.replace(node, inner=InnerPoint(node.inner.duals[: instance.n_layers], 7.0)) for node in tree.nodes
+    ))  # fmt: skip
+    ledger.record(pair.act_bytes, pair.weight_bytes, pair.lower, 1.0, pair.code, (), None, tree)
+    ledger.save()
+    data = json.loads(path.read_text())
+    for entry in data["pairs"]:
+        if entry["tree"] is not None:
+            del entry["tree"]["cuts"]
+    path.write_text(json.dumps(data))
+    assert Ledger(path, instance).trees == {(pair.act_bytes, pair.weight_bytes): tree}
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -376,6 +399,11 @@ def test_a_ledger_keeps_a_pairs_tree_until_a_solve_leaves_none(tmp_path: Path) -
         ({"duals": [1.0]}, "tree: duals must be a list"),
         ({"cycles": "x"}, "cycles must be a list"),
         ({"cycles": [[[0, 99]]]}, r"\[0, 99\] is not a set of layer indices"),
+        ({"cuts": "x"}, "cuts must be a list of layer triples"),
+        ({"cuts": [[2, 1, 0]]}, r"cut \[2, 1, 0\] is not \[a, b, c\]"),
+        ({"cuts": [[0, 1, 2], [0, 1, 2]]}, "listed twice"),
+        ({"duals": [0.5] * 12}, r"then at most one per subset-row cut \(2\)"),
+        ({"duals": [0.5] * 7 + [1.0]}, "subset-row cuts must be at most 0"),
     ],
 )
 def test_a_ledger_with_a_bad_tree_is_refused(tmp_path: Path, change: dict[str, Any], message: str) -> None:
@@ -388,7 +416,7 @@ def test_a_ledger_with_a_bad_tree_is_refused(tmp_path: Path, change: dict[str, A
     entry = next(e for e in data["pairs"] if e["tree"] is not None)
     if "tree" in change:
         entry["tree"] = change["tree"]
-    elif {"level", "closed", "cycles"} & change.keys():
+    elif {"level", "closed", "cycles", "cuts"} & change.keys():
         entry["tree"].update(change)
     else:
         entry["tree"]["nodes"][1].update(change)

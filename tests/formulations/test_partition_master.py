@@ -127,3 +127,53 @@ def test_the_bound_counts_the_cycle_cuts_of_the_master() -> None:
     lp = master.solve_lp()
     assert lp.value == pytest.approx(4160.0, rel=1e-9)
     assert lp.bound(0.0) == pytest.approx(lp.value, rel=1e-6)
+
+
+def with_subset_rows(master: RestrictedMaster, seed: int) -> RestrictedMaster:
+    """``master`` with subset-row cuts on random triples of layers, and a pricing MILP sharing them."""
+    rng = np.random.default_rng(seed)
+    n = master.table.instance.n_layers
+    master.subset_rows.add([tuple(int(i) for i in rng.choice(n, 3, replace=False)) for _ in range(6)])
+    return master
+
+
+def test_the_bound_with_subset_row_cuts_stays_below_the_optimum() -> None:
+    """Subset-row cuts join the master's rows (their duals after the cover duals, at most 0) and the
+    pricing charges them: LB at the LP's duals, and at other duals through ``MasterLp.at`` (whose
+    reduced costs are those of the variants recomputed with the cuts they hit), stays below the
+    optimum; with every column in the master and beta = 0 it is the LP value, at least the LP's
+    without the cuts."""
+    rng = np.random.default_rng(3)
+    tested = 0
+    for seed, _, master, _, _, best in unfinished(range(12)):
+        with_subset_rows(master, seed)
+        cuts = master.subset_rows
+        lp = master.solve_lp()
+        n = master.table.instance.n_layers
+        assert len(lp.duals) == n + len(cuts) and max(lp.duals[n:]) <= 0.0
+        pricing = PricingModel(
+            master.table.instance, TrafficTerms.of(master.table.instance), master.table.metric_weight,
+            min_size=lp.min_size, subset_rows=cuts,
+        )  # fmt: skip
+        mu = pricing.solve(lp.duals, math.inf).bound
+        assert lp.bound(mu) <= best + 1e-6 * abs(best), seed
+        scale = max(abs(p) for p in lp.duals)
+        duals = [p + 0.3 * scale * rng.standard_normal() for p in lp.duals[:n]]
+        duals += [min(0.0, s + 0.3 * scale * rng.standard_normal()) for s in lp.duals[n:]]
+        moved = lp.at(duals)
+        for j in range(len(lp.reduced)):
+            members = master.table.members(j)
+            rows = [*members, *(n + s for s in cuts.hits(members))] if len(members) > 1 else list(members)
+            shift = sum(duals[r] - lp.duals[r] for r in rows)
+            assert moved.reduced[j] == pytest.approx(lp.reduced[j] - shift, abs=1e-6 * scale), (seed, j)
+        mu = pricing.solve(duals, math.inf).bound
+        if math.isfinite(mu):
+            tested += 1
+            assert moved.bound(mu) <= best + 1e-6 * abs(best), seed
+        whole = with_subset_rows(RestrictedMaster(VariantTable(master.table.instance, enumerate_columns(
+            master.table.instance))), seed)  # fmt: skip
+        complete = whole.solve_lp()
+        assert complete.bound(0.0) == pytest.approx(complete.value, rel=1e-6)
+        assert complete.value <= best + 1e-6 * abs(best)
+        assert complete.value >= RestrictedMaster(whole.table).solve_lp().value - 1e-6 * abs(best)
+    assert tested >= 6, tested
