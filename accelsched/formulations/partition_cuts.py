@@ -89,6 +89,8 @@ class SubsetRows:
 
     def hits(self, members: Sequence[int] | frozenset[int]) -> list[int]:
         """The cuts whose coefficient is 1 for a subgraph: those holding two of its layers or three."""
+        if not self.triples:  # the local search prices many sets, mostly before any cut exists
+            return []
         counts = Counter(s for i in members for s in self._through[i])
         return [s for s, count in counts.items() if count >= 2]
 
