@@ -81,8 +81,8 @@ note (:func:`tree_note`).
 
 Subset-row cuts
 ---------------
-A node whose master is optimal and not pruned, and whose integer program did not settle
-it, first gets the subset-row cuts its LP vertex violates
+A node to be branched (its master optimal or tailing off, not pruned, not settled by its
+integer program) first gets the subset-row cuts its LP vertex violates
 (:mod:`~accelsched.formulations.partition_cuts`; at most :data:`SUBSET_ROWS_PER_ROUND`, up
 to :data:`SUBSET_ROW_ROUNDS` rounds per node and :data:`SUBSET_ROWS_MAX` in the master) and
 is priced again with them (:meth:`BranchAndPrice._cut`); it is branched when none is
