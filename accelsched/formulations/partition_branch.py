@@ -332,7 +332,14 @@ class BranchAndPrice:
             if not self.resumable(resume):
                 raise ValueError("the tree's nodes were closed at a lower prune level than this incumbent's")
             heap = [
-                Node(node.inner.bound, next(self._serial), node.rules, node.inner.duals, exact=node.exact)
+                Node(
+                    node.inner.bound,
+                    next(self._serial),
+                    node.rules,
+                    node.inner.duals,
+                    exact=node.exact,
+                    cut_rounds=node.cut_rounds,
+                )
                 for node in resume.nodes
             ]
             heapq.heapify(heap)
@@ -532,7 +539,10 @@ class BranchAndPrice:
             self._record(node, "open: its LP vertex keeps an artificial variable")
         bound = min(self.closed, min(node.bound for node in open_nodes))
         left = TreeState(
-            tuple(OpenNode(node.rules, InnerPoint(node.inner, node.bound), node.exact) for node in open_nodes),
+            tuple(
+                OpenNode(node.rules, InnerPoint(node.inner, node.bound), node.exact, node.cut_rounds)
+                for node in open_nodes
+            ),
             self.closed,
             self.prune_level(),
             tuple(tuple(self.table.columns[k].members for k in cycle) for cycle in generation.master.cycles),

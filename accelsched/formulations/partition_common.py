@@ -388,11 +388,15 @@ class OpenNode:
     exact
         Whether its column generation must run until the master is optimal (it was to be priced
         again after an integral vertex that did not settle it).
+    cut_rounds
+        The rounds of subset-row cuts it has had, so that a resumed node does not get more than its
+        :data:`~accelsched.formulations.partition_branch.SUBSET_ROW_ROUNDS`.
     """
 
     rules: frozenset[PairRule]
     inner: InnerPoint
     exact: bool = False
+    cut_rounds: int = 0
 
 
 @dataclass(frozen=True)

@@ -36,12 +36,13 @@ so that a run killed while writing leaves the previous ledger)::
                 "inner": {"bound": 1.24e9, "duals": [...]} or null,
                 "tree": {"level": 1.02e9, "closed": 1.03e9 or null,
                          "nodes": [{"rules": [[87, 167, true], ...], "bound": 1.02e9,
-                                    "duals": [...], "exact": false}, ...],
+                                    "duals": [...], "exact": false, "cut_rounds": 1}, ...],
                          "cycles": [[[3, 4], [5], [6, 7]], ...],
                          "cuts": [[6, 8, 82], ...]} or null}, ...]}
 
 A ledger written before trees were kept has no ``tree`` fields, and is read as one whose pairs
-left none; a tree written before subset-row cuts has no ``cuts``, and is read as one without.
+left none; a tree written before subset-row cuts has no ``cuts``, and is read as one without;
+a node written before its cut rounds were kept has no ``cut_rounds``, and is read as one that had none.
 
 The instance digest covers the workload, the accelerator, the buffer design, the candidates,
 the metric and alpha: a ledger opened for another instance is refused. The cost model is
@@ -288,7 +289,10 @@ class Ledger:
             if not isinstance(node, dict) or not isinstance(node.get("exact"), bool):
                 raise ValueError("pair field tree: each node is an object with rules, bound, duals and exact")
             inner = self._inner_point(node, "tree", len(cuts))
-            nodes.append(OpenNode(self._rules(node["rules"]), inner, node["exact"]))
+            rounds = node.get("cut_rounds", 0)  # trees written before it was kept: none counted
+            if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 0:
+                raise ValueError(f"pair field tree: a node's cut_rounds {rounds!r} must be a whole number >= 0")
+            nodes.append(OpenNode(self._rules(node["rules"]), inner, node["exact"], rounds))
         cycles = entry.get("cycles", [])
         if not isinstance(cycles, list):
             raise ValueError(f"pair field tree: cycles must be a list of subgraph lists, got {type(cycles).__name__}")
@@ -409,9 +413,14 @@ def _point(inner: InnerPoint) -> dict[str, Any]:
 
 
 def _tree_entry(tree: TreeState) -> dict[str, Any]:
-    """A tree's JSON form: each node's rules as [first, second, together], its bound and duals."""
+    """A tree's JSON form: each node's rules as [first, second, together], its flag, its rounds of
+    subset-row cuts, its bound and duals."""
     nodes = [
-        {"rules": [[rule.first, rule.second, rule.together] for rule in sorted(node.rules)], "exact": node.exact}
+        {
+            "rules": [[rule.first, rule.second, rule.together] for rule in sorted(node.rules)],
+            "exact": node.exact,
+            "cut_rounds": node.cut_rounds,
+        }
         | _point(node.inner)
         for node in tree.nodes
     ]

@@ -579,6 +579,41 @@ def test_a_tree_resumed_from_its_open_nodes_reaches_brute_force(step: int, monke
     assert with_cuts, "no run left subset-row cuts to resume with"
 
 
+@pytest.mark.parametrize("case", [(10, 1000)])  # of TREE_ALONE, a root whose LP violates cuts again
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_resumed_node_gets_no_more_rounds_of_subset_row_cuts_than_it_had_left(
+    kept: bool, case: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With one round of subset-row cuts per node, the root stopped after its round (to be priced
+    again) is left with its round counted, and, resumed in a new column generation, is not cut again;
+    with its rounds forgotten (a tree written before they were kept), it is. Either way the resumed
+    tree proves brute force's optimum."""
+    forced_to_branch(monkeypatch)
+    monkeypatch.setattr(partition_branch, "SUBSET_ROW_ROUNDS", 1)
+    monkeypatch.setattr(BranchAndPrice, "prune_level", lambda self: 10.0 * self.upper)  # the resumed root is
+    monkeypatch.setattr(partition_branch, "NODE_INTEGER_S", 0.0)  # neither pruned nor settled by an integer program
+    instance = woven(*case)
+    best, _ = brute_force(instance)
+    table = VariantTable(instance, enumerate_columns(instance, budget=1))
+    generation = ColumnGeneration(table, None)
+    assert not generation.run(None).complete
+    stopped = BranchAndPrice(generation).run(time.perf_counter() - 1.0)  # the root cut, to be priced again
+    assert stopped.left is not None and stopped.left.cuts and stopped.incumbent is not None
+    assert [node.cut_rounds for node in stopped.left.nodes] == [1]
+    tree = stopped.left
+    if not kept:
+        tree = dataclasses.replace(tree, nodes=tuple(dataclasses.replace(n, cut_rounds=0) for n in tree.nodes))
+    incumbent = table.solution(stopped.incumbent)
+    kept_columns = [*incumbent.indices(instance), *(c.members for c in table.columns if len(c.members) > 1)]
+    fresh = VariantTable(instance, enumerate_columns(instance, budget=1), kept_columns)
+    resumed = BranchAndPrice(ColumnGeneration(fresh, fresh.assignment(incumbent)))
+    outcome = resumed.run(time.perf_counter() + 3600.0, resume=tree)
+    assert outcome.complete and outcome.incumbent is not None
+    assert same(fresh.objective(outcome.incumbent), best)
+    cut_again = [line for line in resumed.log if line.startswith("node 0 [") and "subset-row cuts" in line]
+    assert bool(cut_again) != kept, resumed.log
+
+
 def test_prepare_resumes_a_tree_from_its_open_nodes_without_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
     """Given the open nodes a stopped tree left (here the root, priced again after its subset-row cuts)
     and its partition, ``prepare`` goes straight to them, with the cuts and no column generation at the

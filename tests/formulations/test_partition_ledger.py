@@ -331,13 +331,15 @@ def test_the_instance_digest_is_the_same_in_every_process() -> None:
 
 def a_tree(instance: PartitionInstance, closed: float) -> TreeState:
     """Two open nodes on the first layers, as a tree stopped after its root leaves them, with two
-    subset-row cuts: one node's duals go on with the first cut's, the other's with none."""
+    subset-row cuts: one node's duals go on with the first cut's, the other's with none; the first
+    had two rounds of cuts, the other none."""
     n = instance.n_layers
     nodes = tuple(
         OpenNode(
             frozenset({PairRule(0, 1, together), PairRule(1, 2, False)}),
             InnerPoint((0.5,) * n + ((-2.0,) if together else ()), 7.0),
             together,
+            2 if together else 0,
         )
         for together in (True, False)
     )
@@ -369,12 +371,15 @@ def test_a_ledger_keeps_a_pairs_tree_until_a_solve_leaves_none(tmp_path: Path) -
 
 
 def test_a_tree_written_before_subset_row_cuts_is_read_without_them(tmp_path: Path) -> None:
+    """A tree without ``cuts`` and nodes without ``cut_rounds`` (written before either was kept) is
+    read as one without cuts whose nodes had no rounds."""
     instance, path = written_ledger(tmp_path)
     ledger = Ledger(path, instance)
     pair = next(iter(ledger.pairs.values()))
     tree = dataclasses.replace(a_tree(instance, 8.0), cuts=())
     tree = dataclasses.replace(tree, nodes=tuple(
-        dataclasses.replace(node, inner=InnerPoint(node.inner.duals[: instance.n_layers], 7.0)) for node in tree.nodes
+        dataclasses.replace(node, inner=InnerPoint(node.inner.duals[: instance.n_layers], 7.0), cut_rounds=0)
+        for node in tree.nodes
     ))  # fmt: skip
     ledger.record(pair.act_bytes, pair.weight_bytes, pair.lower, 1.0, pair.code, (), None, tree)
     ledger.save()
@@ -382,6 +387,8 @@ def test_a_tree_written_before_subset_row_cuts_is_read_without_them(tmp_path: Pa
     for entry in data["pairs"]:
         if entry["tree"] is not None:
             del entry["tree"]["cuts"]
+            for node in entry["tree"]["nodes"]:
+                del node["cut_rounds"]
     path.write_text(json.dumps(data))
     assert Ledger(path, instance).trees == {(pair.act_bytes, pair.weight_bytes): tree}
 
@@ -404,6 +411,9 @@ def test_a_tree_written_before_subset_row_cuts_is_read_without_them(tmp_path: Pa
         ({"cuts": [[0, 1, 2], [0, 1, 2]]}, "listed twice"),
         ({"duals": [0.5] * 12}, r"then at most one per subset-row cut \(2\)"),
         ({"duals": [0.5] * 7 + [1.0]}, "subset-row cuts must be at most 0"),
+        ({"cut_rounds": -1}, "cut_rounds -1 must be a whole number"),
+        ({"cut_rounds": 1.5}, "cut_rounds 1.5 must be a whole number"),
+        ({"cut_rounds": True}, "cut_rounds True must be a whole number"),
     ],
 )
 def test_a_ledger_with_a_bad_tree_is_refused(tmp_path: Path, change: dict[str, Any], message: str) -> None:
