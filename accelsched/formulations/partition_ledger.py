@@ -413,7 +413,7 @@ def _point(inner: InnerPoint) -> dict[str, Any]:
 
 
 def _tree_entry(tree: TreeState) -> dict[str, Any]:
-    """A tree's JSON form: each node's rules as [first, second, together], its flag, its rounds of
+    """A tree's JSON form: each node's rules as [first, second, together], its ``exact`` flag, its rounds of
     subset-row cuts, its bound and duals."""
     nodes = [
         {
