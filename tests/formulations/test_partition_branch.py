@@ -579,6 +579,18 @@ def test_a_tree_resumed_from_its_open_nodes_reaches_brute_force(step: int, monke
     assert with_cuts, "no run left subset-row cuts to resume with"
 
 
+def root_stopped_after_its_cuts(instance: PartitionInstance) -> tuple[VariantTable, Any]:
+    """The table of ``instance`` and the outcome of its tree stopped at once after the root's column
+    generation: the root gets its subset-row cuts and is left to be priced again (which the instance
+    must need)."""
+    table = VariantTable(instance, enumerate_columns(instance, budget=1))
+    generation = ColumnGeneration(table, None)
+    assert not generation.run(None).complete
+    stopped = BranchAndPrice(generation).run(time.perf_counter() - 1.0)
+    assert stopped.left is not None and stopped.left.cuts and stopped.incumbent is not None
+    return table, stopped
+
+
 @pytest.mark.parametrize("case", [(10, 1000)])  # of TREE_ALONE, a root whose LP violates cuts again
 @pytest.mark.parametrize("kept", [True, False])
 def test_a_resumed_node_gets_no_more_rounds_of_subset_row_cuts_than_it_had_left(
@@ -594,11 +606,7 @@ def test_a_resumed_node_gets_no_more_rounds_of_subset_row_cuts_than_it_had_left(
     monkeypatch.setattr(partition_branch, "NODE_INTEGER_S", 0.0)  # neither pruned nor settled by an integer program
     instance = woven(*case)
     best, _ = brute_force(instance)
-    table = VariantTable(instance, enumerate_columns(instance, budget=1))
-    generation = ColumnGeneration(table, None)
-    assert not generation.run(None).complete
-    stopped = BranchAndPrice(generation).run(time.perf_counter() - 1.0)  # the root cut, to be priced again
-    assert stopped.left is not None and stopped.left.cuts and stopped.incumbent is not None
+    table, stopped = root_stopped_after_its_cuts(instance)
     assert [node.cut_rounds for node in stopped.left.nodes] == [1]
     tree = stopped.left
     if not kept:
@@ -623,11 +631,7 @@ def test_prepare_resumes_a_tree_from_its_open_nodes_without_the_root(monkeypatch
     forced_to_branch(monkeypatch)
     instance = woven(10, 700)
     best, _ = brute_force(instance)
-    table = VariantTable(instance, enumerate_columns(instance, budget=1))
-    generation = ColumnGeneration(table, None)
-    assert not generation.run(None).complete
-    stopped = BranchAndPrice(generation).run(time.perf_counter() - 1.0)  # the root cut, to be priced again
-    assert stopped.left is not None and stopped.left.cuts and stopped.incumbent is not None
+    table, stopped = root_stopped_after_its_cuts(instance)
     assert len(stopped.left.nodes) == 1
     warm = table.solution(stopped.incumbent)
     roots: list[int] = []
