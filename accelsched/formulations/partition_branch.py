@@ -123,7 +123,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 
-from accelsched.formulations.partition_colgen import DEFAULT_ROUNDS, PRICING_EPS, ColumnGeneration, Outcome
+from accelsched.formulations.partition_colgen import COVERED, DEFAULT_ROUNDS, PRICING_EPS, ColumnGeneration, Outcome
 from accelsched.formulations.partition_common import (
     Assignment,
     InnerPoint,
@@ -474,10 +474,12 @@ class BranchAndPrice:
     def _cut(self, node: Node, lp: MasterLp) -> Node | None:
         """The node to price again after subset-row cuts its LP vertex violates were added
         (:mod:`~accelsched.formulations.partition_cuts`), or None: no cut is violated, or the node
-        has had its :data:`SUBSET_ROW_ROUNDS` rounds, or the master has :data:`SUBSET_ROWS_MAX` cuts."""
+        has had its :data:`SUBSET_ROW_ROUNDS` rounds, or the master has :data:`SUBSET_ROWS_MAX` cuts, or
+        its LP vertex keeps artificial variables (summing to more than :data:`COVERED`, phase one's
+        tolerance)."""
         cuts = self.generation.cuts
         room = min(SUBSET_ROWS_PER_ROUND, SUBSET_ROWS_MAX - len(cuts))
-        if node.cut_rounds >= SUBSET_ROW_ROUNDS or room <= 0 or lp.artificial > 0.0:
+        if node.cut_rounds >= SUBSET_ROW_ROUNDS or room <= 0 or lp.artificial > COVERED:
             return None
         fractional = [(j, x) for j, x in zip(lp.support, lp.weights, strict=True) if _FRACTIONAL < x < 1 - _FRACTIONAL]
         members = [self.table.members(j) for j, _ in fractional]

@@ -182,6 +182,7 @@ from accelsched.problems.partition_columns import mask_of
 
 __all__ = [
     "CLOSE_GAP",
+    "COVERED",
     "DEFAULT_ROUNDS",
     "EXACT_FIRST_S",
     "EXACT_SHARE_FLOOR_S",
@@ -255,7 +256,7 @@ PENALTY_GROWTH = 10.0
 """Factor on the artificial variables' cost when a node's LP keeps one though phase one found the
 node feasible."""
 
-_COVERED = 1e-6
+COVERED = 1e-6
 """Artificial variables summing to at most this count as 0 (phase one's tolerance, in layers)."""
 
 PRICING_EPS = 1e-7
@@ -538,7 +539,7 @@ class ColumnGeneration:
             state = self._generate(deadline, deadline, early=False, prune_above=prune_above, tailing=tailing)
             if isinstance(state, Outcome):
                 return None
-            if state.artificial <= _COVERED or (self.bound is not None and self.bound > prune_above):
+            if state.artificial <= COVERED or (self.bound is not None and self.bound > prune_above):
                 return state
             feasible = self._phase_one(deadline)
             if feasible is None:
@@ -565,10 +566,10 @@ class ColumnGeneration:
                 lp = master.solve_lp(deadline, vertex=vertex)
                 if not math.isfinite(lp.value):
                     return None
-                if lp.artificial <= _COVERED:
+                if lp.artificial <= COVERED:
                     return True
-                answer = pricing.solve(lp.duals, -_COVERED, time_limit=self._left(deadline), max_sets=5)
-                if answer.complete and lp.bound(answer.bound) > _COVERED:
+                answer = pricing.solve(lp.duals, -COVERED, time_limit=self._left(deadline), max_sets=5)
+                if answer.complete and lp.bound(answer.bound) > COVERED:
                     return False
                 if not self._add(answer.sets) and answer.complete and not answer.sets:
                     if vertex:  # optimal duals, nothing prices out: the LP's positive value is phase one's

@@ -622,6 +622,27 @@ def test_a_resumed_node_gets_no_more_rounds_of_subset_row_cuts_than_it_had_left(
     assert bool(cut_again) != kept, resumed.log
 
 
+@pytest.mark.parametrize(("artificial", "cut"), [(0.0, True), (1e-9, True), (1e-3, False), (0.5, False)])
+def test_a_vertex_is_cut_unless_it_keeps_more_artificial_cover_than_phase_ones_tolerance(
+    artificial: float, cut: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A root vertex that violates subset rows gets them when its artificial variables sum to at
+    most :data:`~accelsched.formulations.partition_colgen.COVERED` (rounding noise of an LP that
+    covers every layer), and none when they sum to more."""
+    forced_to_branch(monkeypatch)
+    instance = woven(10, 1000)
+    table = VariantTable(instance, enumerate_columns(instance, budget=1))
+    generation = ColumnGeneration(table, None)
+    assert not generation.run(None).complete
+    lp = generation.master.solve_lp(None, vertex=True)
+    assert lp.artificial == 0.0
+    tree = BranchAndPrice(generation)
+    root = partition_branch.Node(lp.value, 0, frozenset(), ())
+    again = tree._cut(root, dataclasses.replace(lp, artificial=artificial))
+    assert (again is not None) == cut and bool(generation.cuts) == cut
+    assert again is None or again.cut_rounds == 1
+
+
 def test_prepare_resumes_a_tree_from_its_open_nodes_without_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
     """Given the open nodes a stopped tree left (here the root, priced again after its subset-row cuts)
     and its partition, ``prepare`` goes straight to them, with the cuts and no column generation at the
