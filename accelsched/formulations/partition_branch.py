@@ -267,6 +267,18 @@ class Node:
     exact: bool = field(default=False, compare=False)
     cut_rounds: int = field(default=0, compare=False)
 
+    @classmethod
+    def resumed(cls, left: OpenNode, serial: int) -> Node:
+        """The node a stopped tree left open, to be priced again (the one conversion from
+        :class:`~accelsched.formulations.partition_common.OpenNode`)."""
+        return cls(left.inner.bound, serial, left.rules, left.inner.duals, exact=left.exact, cut_rounds=left.cut_rounds)
+
+    def left_open(self) -> OpenNode:
+        """What a stopped tree keeps of the node (the one conversion to
+        :class:`~accelsched.formulations.partition_common.OpenNode`; :attr:`serial` and
+        :attr:`priced` are the run's own)."""
+        return OpenNode(self.rules, InnerPoint(self.inner, self.bound), self.exact, self.cut_rounds)
+
 
 class BranchAndPrice:
     """Branch-and-price from the root's column generation (see the module docstring).
@@ -331,17 +343,7 @@ class BranchAndPrice:
         else:
             if not self.resumable(resume):
                 raise ValueError("the tree's nodes were closed at a lower prune level than this incumbent's")
-            heap = [
-                Node(
-                    node.inner.bound,
-                    next(self._serial),
-                    node.rules,
-                    node.inner.duals,
-                    exact=node.exact,
-                    cut_rounds=node.cut_rounds,
-                )
-                for node in resume.nodes
-            ]
+            heap = [Node.resumed(node, next(self._serial)) for node in resume.nodes]
             heapq.heapify(heap)
             self.closed = resume.closed
             if generation.cuts.triples != list(resume.cuts[: len(generation.cuts)]):
@@ -541,10 +543,7 @@ class BranchAndPrice:
             self._record(node, "open: its LP vertex keeps an artificial variable")
         bound = min(self.closed, min(node.bound for node in open_nodes))
         left = TreeState(
-            tuple(
-                OpenNode(node.rules, InnerPoint(node.inner, node.bound), node.exact, node.cut_rounds)
-                for node in open_nodes
-            ),
+            tuple(node.left_open() for node in open_nodes),
             self.closed,
             self.prune_level(),
             tuple(tuple(self.table.columns[k].members for k in cycle) for cycle in generation.master.cycles),

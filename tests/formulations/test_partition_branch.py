@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from accelsched.formulations import partition_branch, partition_colgen
-from accelsched.formulations.partition_branch import BranchAndPrice, ProofSettings, prepare
+from accelsched.formulations.partition_branch import BranchAndPrice, Node, ProofSettings, prepare
 from accelsched.formulations.partition_colgen import ColumnGeneration
-from accelsched.formulations.partition_common import VariantTable
+from accelsched.formulations.partition_common import InnerPoint, OpenNode, VariantTable
 from accelsched.formulations.partition_master import RestrictedMaster
 from accelsched.formulations.partition_pricing import PricingModel, TrafficTerms
 from accelsched.formulations.partition_rules import PairRule
@@ -591,6 +591,19 @@ def root_stopped_after_its_cuts(instance: PartitionInstance) -> tuple[VariantTab
     return table, stopped
 
 
+def test_an_open_node_is_the_same_after_a_resume_and_a_stop() -> None:
+    """A node a stopped tree left open comes back with its rules, inner point, bound, exactness and
+    rounds of cuts, a serial of the new run and not yet priced, and is left open as it was."""
+    left = OpenNode(
+        frozenset({PairRule(1, 4, True), PairRule(2, 3, False)}), InnerPoint((0.5, -1.0, 2.0), 123.5), True, 2
+    )
+    node = Node.resumed(left, 7)
+    assert (node.serial, node.priced, node.bound) == (7, False, 123.5)
+    assert node.left_open() == left
+    fields = {f.name for f in dataclasses.fields(OpenNode)}
+    assert fields == {"rules", "inner", "exact", "cut_rounds"}, "a new field needs Node.resumed and Node.left_open"
+
+
 @pytest.mark.parametrize("case", [(10, 1000)])  # of TREE_ALONE, a root whose LP violates cuts again
 @pytest.mark.parametrize("kept", [True, False])
 def test_a_resumed_node_gets_no_more_rounds_of_subset_row_cuts_than_it_had_left(
@@ -637,7 +650,7 @@ def test_a_vertex_is_cut_unless_it_keeps_more_artificial_cover_than_phase_ones_t
     lp = generation.master.solve_lp(None, vertex=True)
     assert lp.artificial == 0.0
     tree = BranchAndPrice(generation)
-    root = partition_branch.Node(lp.value, 0, frozenset(), ())
+    root = Node(lp.value, 0, frozenset(), ())
     again = tree._cut(root, dataclasses.replace(lp, artificial=artificial))
     assert (again is not None) == cut and bool(generation.cuts) == cut
     assert again is None or again.cut_rounds == 1
