@@ -104,6 +104,22 @@ what the listing below 7.6 KB would take about 12 h to. That experiment, with th
 branch patched into these classes by hand, is what
 :mod:`accelsched.formulations.partition_branch` implements.
 
+Pricing to the level
+--------------------
+A node whose bound must pass a prune level :math:`L` (the incumbent's, or a pair's
+cutoff) needs a converged master only when the LP value is at most :math:`L`. While it
+is above, LB passes :math:`L` as soon as the pricing proves :math:`\beta` above the
+cutoff :math:`\beta_L < 0` that solves LB(:math:`\beta_L`) = :math:`L`
+(:meth:`~.partition_master.MasterLp.beta_above`; about :math:`(L - \text{LP}) s / n`),
+which is far below the pricing's tolerance :math:`-\epsilon |\text{LP}|` when the LP
+is well above :math:`L`. Every pricing step then looks for sets below
+:math:`\beta_L` only (:meth:`ColumnGeneration._cutoff`): the MILP proves that none is
+left, and the node is pruned or the pair settled, or it meets one, a column that may
+take the LP under :math:`L`. The sets between :math:`\beta_L` and the tolerance
+cannot, and on these degenerate masters they are many: the windows and the neighbour
+search can add them for long without moving the LP. A duals' proof at :math:`\beta_L`
+is no proof of dual feasibility, so it does not make them the inner point.
+
 Running order (:class:`ColumnGeneration`)
 -----------------------------------------
 0. The master starts from the
@@ -611,7 +627,8 @@ class ColumnGeneration:
             if self.done >= self.rounds:
                 return self._stop(f"column generation stopped after {self.rounds} rounds")
             self.done += 1
-            cutoff = -self._tolerance(lp)
+            tolerance = -self._tolerance(lp)
+            cutoff = self._cutoff(lp, prune_above if prune_above is not None else self.prune_level() if early else None)
             known = {mask_of(column.members) for column in self.table.columns}
             starts = [self.table.members(j) for j in lp.support] + [c.members for c in self.table.columns[-30:]]
             added = 0
@@ -627,7 +644,7 @@ class ColumnGeneration:
                 stalled, heuristic_s, start = 0, 0.0, time.perf_counter()
                 beta, sets, added = self._price_exactly(lp, cutoff, deadline)
                 if beta is not None:
-                    self._prove(lp.bound(beta), lp.duals, feasible=beta >= cutoff)
+                    self._prove(lp.bound(beta), lp.duals, feasible=beta >= tolerance)
                     if beta < cutoff:
                         inner = self.inner
                         added += self._spread(lp, sets, known, deadline)
@@ -656,6 +673,20 @@ class ColumnGeneration:
                 best_value, stalled = lp.value, 0
             else:
                 stalled += 1
+
+    def _cutoff(self, lp: MasterLp, level: float | None) -> float:
+        """The reduced cost below which the pricing looks for columns at ``lp``: the pricing's
+        tolerance, or, when LB can pass ``level`` (the prune level of a node, or of the root's
+        incumbent or cutoff) before the master is optimal, the lower
+        :meth:`~accelsched.formulations.partition_master.MasterLp.beta_above`: a pricing that
+        meets no set below it proves LB above ``level``, and the columns between it and the
+        tolerance could not take the LP under ``level`` (module docstring, *Pricing to the
+        level*)."""
+        tolerance = -self._tolerance(lp)
+        if level is None or not math.isfinite(level):
+            return tolerance
+        needed = lp.beta_above(level)
+        return tolerance if needed is None else min(tolerance, needed)
 
     def _exact_due(self, heuristic_s: float) -> bool:
         """Whether the heuristic pricing since the last exact round has had its share of the time

@@ -173,11 +173,39 @@ class MasterLp:
         per_layer
             The charge :math:`\\rho \\le 0` per layer ``beta`` was proven with.
         """
-        most = self.n // self.min_size  # missing columns in one partition
         rho, mu = min(0.0, per_layer), min(0.0, beta)
-        # vertices of {(K_x, L_x): 0 <= K_x <= most, s K_x <= L_x <= n}
-        corners = ((0, 0), (0, self.n), (most, self.min_size * most), (most, self.n))
-        return self.base + min((self.n - layers) * self.least + layers * rho + parts * mu for parts, layers in corners)
+        return self.base + min(
+            (self.n - layers) * self.least + layers * rho + parts * mu for parts, layers in self._corners()
+        )
+
+    def beta_above(self, level: float) -> float | None:
+        r"""The pricing cutoff that decides whether LB can pass ``level``: a :math:`\beta < 0` with
+        ``bound(beta) > level``, or None when no :math:`\beta \le 0` gives that (LB at
+        :math:`\beta = 0`, the LP's value at its optimum, is at most ``level``).
+
+        LB is non-decreasing in :math:`\beta`, so a pricing MILP that proves no missing column
+        below the cutoff proves LB above ``level`` (a node pruned, a pair settled): the columns
+        of reduced cost between the cutoff and 0 cannot take the LP under ``level`` by
+        themselves, and the pricing need not look for them
+        (:meth:`~accelsched.formulations.partition_colgen.ColumnGeneration._generate`). ``level``
+        is raised by a relative 1e-9 first, so that the bound proven at the cutoff is strictly
+        above it despite the rounding of the sum."""
+        target = level + 1e-9 * max(1.0, abs(level)) - self.base
+        needed = -math.inf
+        for parts, layers in self._corners():
+            rest = (self.n - layers) * self.least
+            if parts == 0:
+                if rest <= target:
+                    return None
+            else:
+                needed = max(needed, (target - rest) / parts)
+        return needed if -math.inf < needed < 0.0 else None
+
+    def _corners(self) -> tuple[tuple[int, int], ...]:
+        r"""The vertices :math:`(K_x, L_x)` of :math:`\{0 \le K_x \le n/s,\ s K_x \le L_x \le n\}`,
+        over which LB's linear minimum is taken (module docstring)."""
+        most = self.n // self.min_size  # missing columns in one partition
+        return ((0, 0), (0, self.n), (most, self.min_size * most), (most, self.n))
 
 
 class RestrictedMaster:

@@ -16,7 +16,7 @@ from accelsched.formulations import partition_branch, partition_colgen
 from accelsched.formulations.partition_branch import BranchAndPrice, Node, ProofSettings, prepare
 from accelsched.formulations.partition_colgen import ColumnGeneration
 from accelsched.formulations.partition_common import InnerPoint, OpenNode, VariantTable
-from accelsched.formulations.partition_master import RestrictedMaster
+from accelsched.formulations.partition_master import MasterLp, RestrictedMaster
 from accelsched.formulations.partition_pricing import PricingModel, TrafficTerms
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.partition import PartitionInstance
@@ -246,6 +246,34 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
     assert bool(cut) == cuts, cut
     if not settle and not cuts:  # nodes whose rules leave no partition, proven so by phase one
         assert decided.count(False) >= 3, decided
+
+
+def test_pricing_to_the_level_stays_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Roots and nodes whose LP lies above their prune level price below ``MasterLp.beta_above``'s
+    cutoff, lower than the pricing's tolerance (some do, on these instances), and are pruned or
+    settled from what that pricing proves: every tree still proves brute force's optimum, with a
+    valid bound."""
+    forced_to_branch(monkeypatch)
+    lowered: list[bool] = []
+    cutoff_of = ColumnGeneration._cutoff
+
+    def spy(self: ColumnGeneration, lp: MasterLp, level: float | None) -> float:
+        cutoff = cutoff_of(self, lp, level)
+        lowered.append(cutoff < -self._tolerance(lp))
+        return cutoff
+
+    monkeypatch.setattr(ColumnGeneration, "_cutoff", spy)
+    for seed, act in BRANCHING:
+        instance = woven(seed, act)
+        best, _ = brute_force(instance)
+        table = VariantTable(instance, enumerate_columns(instance, budget=1))
+        generation = ColumnGeneration(table, None)
+        root = generation.run(None)
+        outcome = root if root.complete else BranchAndPrice(generation).run(None)
+        assert outcome.complete and outcome.incumbent is not None, (seed, act)
+        assert same(table.objective(outcome.incumbent), best), (seed, act)
+        assert outcome.bound is not None and outcome.bound <= best + 1e-6 * abs(best), (seed, act)
+    assert sum(lowered) >= 3, (sum(lowered), len(lowered))
 
 
 def test_phase_one_proves_a_node_without_partitions(monkeypatch: pytest.MonkeyPatch) -> None:

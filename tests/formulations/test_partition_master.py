@@ -83,6 +83,31 @@ def test_a_charge_per_layer_gives_a_valid_and_often_stronger_bound() -> None:
     assert tested >= 6 and stronger >= 2, (tested, stronger)
 
 
+def test_the_cutoff_for_a_level_is_where_the_bound_passes_it() -> None:
+    """``beta_above(level)`` for a level below LB at beta = 0 is a beta < 0 whose LB passes the level
+    by the relative 1e-9 of its margin, so LB at any beta above it passes too and LB a little below
+    it does not; it is None for a level LB at beta = 0 does not pass. At the optimum's level, a
+    pricing that proves no set below the cutoff proves what brute force says (nothing below it)."""
+    tested = 0
+    for seed, _, _, lp, pricing, best in unfinished(range(10)):
+        top = lp.bound(0.0)
+        assert lp.beta_above(top) is None and lp.beta_above(top + 1.0) is None, seed
+        for drop in (1e-6, 0.01, 0.2):
+            level = top - drop * max(1.0, abs(top))
+            beta = lp.beta_above(level)
+            assert beta is not None and beta < 0.0, (seed, drop)
+            margin = 1e-9 * max(1.0, abs(level))
+            assert level < lp.bound(beta) <= level + 2 * margin, (seed, drop)
+            assert lp.bound(beta / 2) > level and lp.bound(beta * (1 + 1e-6) - 1e-6) < level + margin, (seed, drop)
+        if best < top:
+            beta = lp.beta_above(best)
+            assert beta is not None
+            answer = pricing.solve(lp.duals, beta)
+            tested += 1
+            assert answer.sets, (seed, "the optimum is below the level, so some set is below the cutoff")
+    assert tested >= 3, tested
+
+
 def test_the_bound_holds_at_any_duals_of_the_cover_rows() -> None:
     """``MasterLp.at`` moves the bound's terms to other duals (the inner points of the in-out
     separation): its reduced costs are those of the table's variants, recomputed, and LB with the
