@@ -14,7 +14,7 @@ import pytest
 
 from accelsched.formulations import partition_branch, partition_colgen
 from accelsched.formulations.partition_branch import BranchAndPrice, Node, ProofSettings, prepare
-from accelsched.formulations.partition_colgen import ColumnGeneration
+from accelsched.formulations.partition_colgen import ColumnGeneration, Outcome
 from accelsched.formulations.partition_common import InnerPoint, OpenNode, VariantTable
 from accelsched.formulations.partition_master import MasterLp, RestrictedMaster
 from accelsched.formulations.partition_pricing import PricingModel, TrafficTerms
@@ -198,6 +198,16 @@ TREE_ALONE += [(96, 1000), (104, 700), (118, 800)]
 and none is pruned by an incumbent (the other five finish at the root or in its one node)."""
 
 
+def rooted(seed: int, act: int) -> tuple[float, VariantTable, ColumnGeneration, Outcome]:
+    """Brute force's optimum of ``woven(seed, act)``, its table from the smallest enumeration, and the
+    root's column generation over it, run to its end (complete, or handed to a tree)."""
+    instance = woven(seed, act)
+    best, _ = brute_force(instance)
+    table = VariantTable(instance, enumerate_columns(instance, budget=1))
+    generation = ColumnGeneration(table, None)
+    return best, table, generation, generation.run(None)
+
+
 @pytest.mark.parametrize(("settle", "cuts"), [(True, True), (False, True), (False, False)])
 def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
     settle: bool, cuts: bool, monkeypatch: pytest.MonkeyPatch
@@ -226,11 +236,7 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
     branched, cut = 0, 0
     cases = BRANCHING if settle else TREE_ALONE
     for seed, act in cases:
-        instance = woven(seed, act)
-        best, _ = brute_force(instance)
-        table = VariantTable(instance, enumerate_columns(instance, budget=1))
-        generation = ColumnGeneration(table, None)
-        root = generation.run(None)
+        best, table, generation, root = rooted(seed, act)
         if root.complete:  # the listing's first solve found nothing below the gap
             assert root.incumbent is not None and same(table.objective(root.incumbent), best), seed
             continue
@@ -264,11 +270,7 @@ def test_pricing_to_the_level_stays_exact(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setattr(ColumnGeneration, "_cutoff", spy)
     for seed, act in BRANCHING:
-        instance = woven(seed, act)
-        best, _ = brute_force(instance)
-        table = VariantTable(instance, enumerate_columns(instance, budget=1))
-        generation = ColumnGeneration(table, None)
-        root = generation.run(None)
+        best, table, generation, root = rooted(seed, act)
         outcome = root if root.complete else BranchAndPrice(generation).run(None)
         assert outcome.complete and outcome.incumbent is not None, (seed, act)
         assert same(table.objective(outcome.incumbent), best), (seed, act)
