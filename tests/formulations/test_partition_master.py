@@ -86,8 +86,9 @@ def test_a_charge_per_layer_gives_a_valid_and_often_stronger_bound() -> None:
 def test_the_cutoff_for_a_level_is_where_the_bound_passes_it() -> None:
     """``beta_above(level)`` for a level below LB at beta = 0 is a beta < 0 whose LB passes the level
     by the relative 1e-9 of its margin, so LB at any beta above it passes too and LB a little below
-    it does not; it is None for a level LB at beta = 0 does not pass. At the optimum's level, a
-    pricing that proves no set below the cutoff proves what brute force says (nothing below it)."""
+    it does not; it is None for a level LB at beta = 0 does not pass. With brute force's optimum as
+    the level (below LB at beta = 0), the pricing must meet a set below the cutoff, or LB would pass
+    the optimum."""
     tested = 0
     for seed, _, _, lp, pricing, best in unfinished(range(10)):
         top = lp.bound(0.0)
