@@ -153,6 +153,7 @@ __all__ = [
     "BranchAndPrice",
     "Node",
     "ProofSettings",
+    "master_columns",
     "prepare",
     "tree_note",
 ]
@@ -628,12 +629,7 @@ def prepare(
         else listed
     )
     notes = [note] if note else []
-    master = columns
-    if not columns.complete and len(columns.columns) > MASTER_COLUMNS:
-        smallest = sorted(columns.columns, key=lambda column: (len(column.members), column.members))
-        kept = tuple(sorted(smallest[:MASTER_COLUMNS], key=attrgetter("members")))
-        below = min(columns.listed_below, len(smallest[MASTER_COLUMNS].members))
-        master = dataclasses.replace(columns, columns=kept, listed_below=below)
+    master = master_columns(columns)
     table = VariantTable(instance, master, [*(warm.indices(instance) if warm else ()), *seeds])
     assignment = table.assignment(warm) if warm else None
     if assignment is not None:
@@ -688,6 +684,19 @@ def prepare(
     )
     warm_or_better = outcome.incumbent if better else assignment
     return Prepared(table, warm_or_better, tuple(notes), deadline, better, root, outcome.left)
+
+
+def master_columns(columns: ColumnSet) -> ColumnSet:
+    """The listed columns the master starts from (:func:`prepare`): all of them, or, when the listing
+    stopped early with more than :data:`MASTER_COLUMNS`, that many of the smallest, with
+    :attr:`~accelsched.problems.partition_columns.ColumnSet.listed_below` lowered to the size of the
+    first one left out (every column the master misses has at least that many layers)."""
+    if columns.complete or len(columns.columns) <= MASTER_COLUMNS:
+        return columns
+    smallest = sorted(columns.columns, key=lambda column: (len(column.members), column.members))
+    kept = tuple(sorted(smallest[:MASTER_COLUMNS], key=attrgetter("members")))
+    below = min(columns.listed_below, len(smallest[MASTER_COLUMNS].members))
+    return dataclasses.replace(columns, columns=kept, listed_below=below)
 
 
 def tree_note(log: tuple[str, ...]) -> str:

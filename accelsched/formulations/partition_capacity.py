@@ -724,8 +724,8 @@ class PairOutcome:
     seconds
         Time the solve took.
     generated
-        The subgraphs of its table that were not among the pair's listed columns: those
-        column generation found (and the warm start's, the seeds).
+        The subgraphs of its table that its master did not start from: those column
+        generation found, listed or not (and the warm start's, the seeds).
     inner
         The root inner point of its column generation (None when its columns were all listed).
     stopped
@@ -756,8 +756,10 @@ def _why_open(table: VariantTable, listed: ColumnSet, status: Status) -> str:
 
 
 def _generated(table: VariantTable, listed: ColumnSet) -> tuple[tuple[int, ...], ...]:
-    """The subgraphs of more than one layer in ``table`` that are not columns of ``listed``."""
-    known = {mask_of(column.members) for column in listed.columns}
+    """The subgraphs of more than one layer in ``table`` that its master did not start from
+    (:func:`~accelsched.formulations.partition_branch.master_columns` of ``listed``): a listed
+    column beyond the master's start is one the pair's next solve would have to generate again."""
+    known = {mask_of(column.members) for column in partition_branch.master_columns(listed).columns}
     return tuple(
         tuple(column.members)
         for column in table.columns

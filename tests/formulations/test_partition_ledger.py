@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from accelsched.errors import InputError
-from accelsched.formulations.partition_branch import ProofSettings
+from accelsched.formulations import partition_branch
+from accelsched.formulations.partition_branch import ProofSettings, master_columns
 from accelsched.formulations.partition_capacity import CapacityDecomposition, PairOutcome, PairSolver, PairTask
 from accelsched.formulations.partition_common import InnerPoint, OpenNode, TreeState
 from accelsched.formulations.partition_cpsat import solve_cpsat_partition
@@ -25,7 +26,7 @@ from accelsched.formulations.partition_milp import solve_milp
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
-from accelsched.problems.partition_columns import enumerate_columns
+from accelsched.problems.partition_columns import enumerate_columns, mask_of
 from accelsched.registry import run_method
 from accelsched.solvers import Result, SolveOptions, Status
 from tests.formulations.partition_helpers import run, same, singletons
@@ -182,6 +183,33 @@ def test_a_pair_left_open_is_solved_again_from_the_subgraphs_it_generated(
     assert any((task.act_bytes, task.weight_bytes) in kept for task in tasks)
     settled = Ledger(path, instance)
     assert not any(settled.columns.values()), "settled pairs keep no subgraphs"
+
+
+def test_a_pair_keeps_the_listed_subgraphs_its_master_did_not_start_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the listing holds more columns than the master starts from (:data:`MASTER_COLUMNS`), a
+    pair's column generation also finds listed columns the master lacked: the ledger keeps them for
+    the pair's next solve, which would otherwise generate them again, and keeps none the master
+    starts from; resumed from it, the run reaches the enumeration optimum."""
+    monkeypatch.setattr(partition_branch, "MASTER_COLUMNS", 8)
+    instance = instance_of(7)
+    reference = run("enumerate", instance).objective
+    columns = enumerate_columns(instance, 20)
+    path = tmp_path / "ledger.json"
+    first = CapacityDecomposition(instance, None, SolveOptions(), columns, ProofSettings(20, 2), Ledger(path, instance))
+    first.run(None)
+    written = Ledger(path, instance)
+    beyond = 0
+    for (act, weight), kept in written.columns.items():
+        listed = first.pair_columns(first.solver.fixed(act, weight))
+        start = {mask_of(column.members) for column in master_columns(listed).columns}
+        assert len(start) < len(listed.columns)
+        assert not any(mask_of(members) in start for members in kept)
+        beyond += sum(mask_of(members) in {mask_of(c.members) for c in listed.columns} for members in kept)
+    assert beyond, "the ledger keeps the listed subgraphs the pair generated"
+    resumed = CapacityDecomposition(instance, None, SolveOptions(), columns, ProofSettings(20), written).run(None)
+    assert reference is not None and resumed.complete and same(resumed.bound, reference)
 
 
 def test_a_pair_starts_from_the_subgraphs_generated_for_the_pairs_within_it() -> None:
