@@ -178,10 +178,12 @@ class MasterLp:
             (self.n - layers) * self.least + layers * rho + parts * mu for parts, layers in self._corners()
         )
 
-    def beta_above(self, level: float) -> float | None:
+    def beta_above(self, level: float, per_layer: float = 0.0) -> float | None:
         r"""The pricing cutoff that decides whether LB can pass ``level``: a :math:`\beta < 0` with
-        ``bound(beta) > level``, or None when no :math:`\beta \le 0` gives that (LB at
-        :math:`\beta = 0`, the LP's value at its optimum, is at most ``level``).
+        ``bound(beta, per_layer)`` above ``level``, or None when no :math:`\beta \le 0` gives that
+        (LB at :math:`\beta = 0`, with ``per_layer`` 0 the LP's value at its optimum, is at most
+        ``level``). With a charge :math:`\rho` = ``per_layer``, :math:`\beta` bounds
+        :math:`d_S - \rho |S|` (:meth:`bound`).
 
         LB is non-decreasing in :math:`\beta`, so a pricing MILP that proves no missing column
         below the cutoff proves LB above ``level`` (a node pruned, a pair settled): the columns
@@ -191,9 +193,10 @@ class MasterLp:
         is raised by a relative 1e-9 first, so that the bound proven at the cutoff is strictly
         above it despite the rounding of the sum."""
         target = level + 1e-9 * max(1.0, abs(level)) - self.base
+        rho = min(0.0, per_layer)
         needed = -math.inf
         for parts, layers in self._corners():
-            rest = (self.n - layers) * self.least
+            rest = (self.n - layers) * self.least + layers * rho
             if parts == 0:
                 if rest <= target:
                     return None

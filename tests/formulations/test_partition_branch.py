@@ -254,21 +254,35 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
         assert decided.count(False) >= 3, decided
 
 
+def spied_cutoffs(monkeypatch: pytest.MonkeyPatch) -> tuple[list[bool], list[bool]]:
+    """Whether each pricing round's cutoff, then each Dinkelbach step's, from now on, was lowered to
+    the level (below the pricing's tolerance; below 0)."""
+    rounds: list[bool] = []
+    steps: list[bool] = []
+    cutoff_of = ColumnGeneration._cutoff
+
+    def spy(
+        self: ColumnGeneration, lp: MasterLp, level: float | None, ceiling: float | None = None, per_layer: float = 0.0
+    ) -> float:
+        cutoff = cutoff_of(self, lp, level, ceiling, per_layer)
+        if ceiling is None:
+            rounds.append(cutoff < -self._tolerance(lp))
+        else:
+            steps.append(cutoff < ceiling)
+        return cutoff
+
+    monkeypatch.setattr(ColumnGeneration, "_cutoff", spy)
+    return rounds, steps
+
+
 def test_pricing_to_the_level_stays_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     """Roots and nodes whose LP lies above their prune level price below ``MasterLp.beta_above``'s
     cutoff, lower than the pricing's tolerance (some do, on these instances), and are pruned or
     settled from what that pricing proves: every tree still proves brute force's optimum, with a
     valid bound."""
     forced_to_branch(monkeypatch)
-    lowered: list[bool] = []
-    cutoff_of = ColumnGeneration._cutoff
+    lowered, _ = spied_cutoffs(monkeypatch)
 
-    def spy(self: ColumnGeneration, lp: MasterLp, level: float | None) -> float:
-        cutoff = cutoff_of(self, lp, level)
-        lowered.append(cutoff < -self._tolerance(lp))
-        return cutoff
-
-    monkeypatch.setattr(ColumnGeneration, "_cutoff", spy)
     for seed, act in BRANCHING:
         best, table, generation, root = rooted(seed, act)
         outcome = root if root.complete else BranchAndPrice(generation).run(None)
@@ -276,6 +290,29 @@ def test_pricing_to_the_level_stays_exact(monkeypatch: pytest.MonkeyPatch) -> No
         assert same(table.objective(outcome.incumbent), best), (seed, act)
         assert outcome.bound is not None and outcome.bound <= best + 1e-6 * abs(best), (seed, act)
     assert sum(lowered) >= 3, (sum(lowered), len(lowered))
+
+
+@pytest.mark.parametrize("share", [0.8, 0.9])
+def test_a_cutoff_below_the_optimum_is_proven_with_steps_to_the_level(
+    share: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Column generation with a cutoff below brute force's optimum (a pair of the capacity
+    decomposition that holds no better partition) ends complete, settled by its bound or with every
+    column below its gap listed, and its bound stays below the optimum. Every round is exact (no
+    heuristic pricing), so the Dinkelbach steps run, and those whose charge's bound at 0 passes the
+    level price below 0, to the level (some do, on these instances)."""
+    monkeypatch.setattr(partition_colgen, "STALL_ROUNDS", 0)
+    _, stepped = spied_cutoffs(monkeypatch)
+    for seed, act in BRANCHING:
+        instance = woven(seed, act)
+        best, _ = brute_force(instance)
+        generation = ColumnGeneration(
+            VariantTable(instance, enumerate_columns(instance, budget=1)), None, cutoff=share * best
+        )
+        outcome = generation.run(None)
+        assert outcome.complete, (seed, act)
+        assert outcome.bound is not None and outcome.bound <= best + 1e-6 * abs(best), (seed, act)
+    assert sum(stepped) >= 3, (sum(stepped), len(stepped))
 
 
 def test_phase_one_proves_a_node_without_partitions(monkeypatch: pytest.MonkeyPatch) -> None:

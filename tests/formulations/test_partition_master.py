@@ -83,30 +83,36 @@ def test_a_charge_per_layer_gives_a_valid_and_often_stronger_bound() -> None:
     assert tested >= 6 and stronger >= 2, (tested, stronger)
 
 
-def test_the_cutoff_for_a_level_is_where_the_bound_passes_it() -> None:
-    """``beta_above(level)`` for a level below LB at beta = 0 is a beta < 0 whose LB passes the level
-    by the relative 1e-9 of its margin, so LB at any beta above it passes too and LB a little below
-    it does not; it is None for a level LB at beta = 0 does not pass. With brute force's optimum as
-    the level (below LB at beta = 0), the pricing must meet a set below the cutoff, or LB would pass
-    the optimum."""
+@pytest.mark.parametrize("charge", [0.0, 1e-4, 1e-2])
+def test_the_cutoff_for_a_level_is_where_the_bound_passes_it(charge: float) -> None:
+    """``beta_above(level, rho)`` for a level below LB at beta = 0 (with the charge rho per layer,
+    here ``-charge`` times the LP value per layer) is a beta < 0 whose LB passes the level by the
+    relative 1e-9 of its margin, so LB at any beta above it passes too and LB a little below it does
+    not; it is None for a level LB at beta = 0 does not pass. With brute force's optimum as the level
+    (below LB at beta = 0), the pricing must meet a set below the cutoff, or LB would pass the
+    optimum."""
     tested = 0
     for seed, _, _, lp, pricing, best in unfinished(range(10)):
-        top = lp.bound(0.0)
-        assert lp.beta_above(top) is None and lp.beta_above(top + 1.0) is None, seed
+        rho = -charge * max(1.0, abs(lp.value)) / lp.n
+        top = lp.bound(0.0, rho)
+        assert lp.beta_above(top, rho) is None and lp.beta_above(top + 1.0, rho) is None, seed
         for drop in (1e-6, 0.01, 0.2):
             level = top - drop * max(1.0, abs(top))
-            beta = lp.beta_above(level)
+            beta = lp.beta_above(level, rho)
             assert beta is not None and beta < 0.0, (seed, drop)
             margin = 1e-9 * max(1.0, abs(level))
-            assert level < lp.bound(beta) <= level + 2 * margin, (seed, drop)
-            assert lp.bound(beta / 2) > level and lp.bound(beta * (1 + 1e-6) - 1e-6) < level + margin, (seed, drop)
+            assert level < lp.bound(beta, rho) <= level + 2 * margin, (seed, drop)
+            below = beta * (1 + 1e-6) - 1e-6
+            assert lp.bound(beta / 2, rho) > level and lp.bound(below, rho) < level + margin, (seed, drop)
+        if charge:
+            continue  # the pricing below is of the reduced costs, uncharged
         if best < top:
             beta = lp.beta_above(best)
             assert beta is not None
             answer = pricing.solve(lp.duals, beta)
             tested += 1
             assert answer.sets, (seed, "the optimum is below the level, so some set is below the cutoff")
-    assert tested >= 3, tested
+    assert tested >= 3 or charge, tested
 
 
 def test_the_bound_holds_at_any_duals_of_the_cover_rows() -> None:
