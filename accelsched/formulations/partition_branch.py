@@ -326,8 +326,9 @@ class BranchAndPrice:
         Parameters
         ----------
         deadline
-            A :func:`time.perf_counter` value after which no node starts (the first one always
-            does) and a node's column generation stops (None: no limit).
+            A :func:`time.perf_counter` value after which no node starts (the root always does; a
+            resumed tree's first node does not) and a node's column generation stops (None: no
+            limit).
         priced
             Whether the root's column generation ended with its master optimal or tailing off;
             when not (it stopped at its deadline), the root is priced first like any node, from
@@ -361,10 +362,11 @@ class BranchAndPrice:
             if self._pruned(node.bound):
                 self._close(node, "pruned" if node.priced or not node.rules else "pruned by its parent's bound")
                 continue
-            if node.serial and deadline is not None and time.perf_counter() > deadline:
+            root = resume is None and not node.serial  # it always runs, and was counted
+            if not root and deadline is not None and time.perf_counter() > deadline:
                 heapq.heappush(heap, node)
                 break
-            if node.serial or resume is not None:  # the root was counted
+            if not root:
                 self.nodes += 1
             if not node.priced:
                 lp = generation.solve_node(

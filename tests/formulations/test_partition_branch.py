@@ -702,6 +702,21 @@ def test_a_resumed_node_gets_no_more_rounds_of_subset_row_cuts_than_it_had_left(
     assert bool(cut_again) != kept, resumed.log
 
 
+def test_a_tree_resumed_past_its_deadline_solves_no_node(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resumed tree whose deadline has passed starts no node, not even its first: it reports none
+    solved and leaves the nodes it was given open as they were, with their bound, and its cuts."""
+    forced_to_branch(monkeypatch)
+    instance = woven(10, 1000)
+    table, stopped = root_stopped_after_its_cuts(instance)
+    tree = stopped.left
+    resumed = BranchAndPrice(ColumnGeneration(table, stopped.incumbent))
+    outcome = resumed.run(time.perf_counter() - 1.0, resume=tree)
+    assert not outcome.complete and outcome.nodes == 0
+    assert outcome.left is not None and outcome.left.nodes == tree.nodes and outcome.left.cuts == tree.cuts
+    assert outcome.bound is not None and same(outcome.bound, stopped.bound)
+    assert all("open at the deadline" in line for line in resumed.log), resumed.log
+
+
 @pytest.mark.parametrize(("artificial", "cut"), [(0.0, True), (1e-9, True), (1e-3, False), (0.5, False)])
 def test_a_vertex_is_cut_unless_it_keeps_more_artificial_cover_than_phase_ones_tolerance(
     artificial: float, cut: bool, monkeypatch: pytest.MonkeyPatch
