@@ -27,7 +27,20 @@ a bound above :math:`U - 1` when every objective is a whole number (external mem
 access in bytes, :attr:`VariantTable.objective_step
 <accelsched.formulations.partition_common.VariantTable>`), a bound within the
 pricing's tolerance :math:`\epsilon |U|` of :math:`U` otherwise (:meth:`BranchAndPrice.prune_level`).
-The generation in a node stops as soon as such a bound is proven.
+The generation in a node stops as soon as such a bound is proven. When objectives are not
+whole numbers, a node that holds the incumbent (its partition keeps the node's rules) is
+settled by it once its bound meets
+:math:`U` as a node's integer program settles it (:meth:`BranchAndPrice._meets`: within the
+pricing's tolerance on each of up to :math:`n` subgraphs, :math:`n \epsilon |U|`), so its
+generation stops, and prices to the level (:mod:`~accelsched.formulations.partition_colgen`),
+at that lower bound (:meth:`BranchAndPrice._level`). Such a node's LP may sit at :math:`U`
+itself, just above the prune level, where pricing to the prune level gains nothing:
+RandWire-A's 640 KB co-exploration pair (energy, shared buffer) has a depth-4 node whose
+restricted master under its rules is the incumbent, its LP 102 pJ above the prune level and
+3.8e5 pJ above the node's bound (two py-spy samples 12 minutes apart found it priced at that
+LP value). With :math:`n` = 253 and missing columns of at least 7 layers, its level is
+2.6e4 pJ below :math:`U`, and the pricing's cutoff about -720 pJ instead of the tolerance's
+-102 pJ.
 
 Branching
 ---------
@@ -370,7 +383,7 @@ class BranchAndPrice:
                 self.nodes += 1
             if not node.priced:
                 lp = generation.solve_node(
-                    node.rules, node.inner, node.bound, deadline, self.prune_level(), tailing=not node.exact
+                    node.rules, node.inner, node.bound, deadline, self._level(node.rules), tailing=not node.exact
                 )
                 assert generation.inner is not None and generation.bound is not None
                 exact = node.exact and lp is None  # a node stopped by the deadline keeps its flag
@@ -399,6 +412,27 @@ class BranchAndPrice:
     def _pruned(self, bound: float) -> bool:
         return bound > self.prune_level()
 
+    def _level(self, rules: frozenset[PairRule]) -> float:
+        """The bound past which a node under ``rules`` needs no more pricing: the prune level, or,
+        when the incumbent settles the node (:meth:`_held`), the lower bound that it meets
+        (:meth:`_meets`)."""
+        level = self.prune_level()
+        if not self._held(rules):
+            return level
+        upper = self.upper
+        return min(level, upper - self.table.instance.n_layers * PRICING_EPS * max(1.0, abs(upper)))
+
+    def _held(self, rules: frozenset[PairRule]) -> bool:
+        """Whether a node under ``rules`` is settled by the incumbent once its bound meets it: the
+        incumbent keeps the rules (it is one of the node's partitions), and objectives are not whole
+        numbers (with whole ones, the prune level is that bound already, :math:`U` less one step)."""
+        incumbent = self.generation.incumbent
+        assert incumbent is not None
+        if self.table.objective_step:
+            return False
+        subgraphs = [set(self.table.members(j)) for j in incumbent.variants]
+        return all(rule.admits(members) for members in subgraphs for rule in rules)
+
     def _close(self, node: Node, how: str) -> None:
         """Record a node that needs no branching; its bound is the least objective it may hold."""
         self.closed = min(self.closed, node.bound)
@@ -424,8 +458,12 @@ class BranchAndPrice:
             self.generation.incumbent = found
 
     def _settle(self, node: Node, deadline: float | None) -> list[Node]:
-        """A node whose master is optimal and which is not pruned: its integer program, then its
-        children (none when the node is settled; the node itself when a cycle was cut)."""
+        """A node whose master is optimal and which is not pruned: settled by the incumbent when it
+        holds it and its bound meets it (:meth:`_held`), else its integer program, then its children
+        (none when the node is settled; the node itself when a cycle was cut)."""
+        if self._held(node.rules) and self._meets(self.upper, node.bound):
+            self._close(node, f"settled by the incumbent ({self.upper:.12g})")
+            return []
         master = self.generation.master
         master.rules = node.rules
         until = time.perf_counter() + NODE_INTEGER_S
