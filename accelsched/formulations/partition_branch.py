@@ -621,6 +621,7 @@ def prepare(
     seeds: Sequence[Sequence[int]] = (),
     inner: InnerPoint | None = None,
     tree: TreeState | None = None,
+    reach: float | None = None,
 ) -> Prepared:
     """Check the warm start, list the columns, build the table; generate columns when the list stops early.
 
@@ -656,7 +657,9 @@ def prepare(
     work resumes from them, skipping the root's column generation, when the incumbent's prune
     level allows it (:meth:`BranchAndPrice.resumable`) and a partition is known (the warm start's,
     or one over the master's columns). :attr:`Prepared.tree` is what the tree leaves, when it stops
-    short of the proof.
+    short of the proof. ``reach``: a level above ``cutoff`` that the root's column generation pushes
+    its bound to (:class:`ColumnGeneration`; the decomposition's pairs within this one), whose bound,
+    valid over every column, is :attr:`Prepared.root_bound` (None when a tree was resumed).
     Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
     set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
     takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
@@ -684,9 +687,9 @@ def prepare(
         return decompose(instance, options, table, warm, notes, start, columns, settings, ledger)
     if master is not columns:
         notes.append(f"column generation starts from the {MASTER_COLUMNS} smallest of {len(columns)} columns")
-    generation = ColumnGeneration(table, assignment, options.threads, settings.rounds, cutoff, inner)
+    generation = ColumnGeneration(table, assignment, options.threads, settings.rounds, cutoff, inner, reach)
     proof_deadline = None if limit is None else start + (1 - FINAL_SHARE) * limit
-    root = generation.inner_point
+    root, root_bound = generation.inner_point, None
     resumed = _resumed_tree(generation, tree, proof_deadline)
     if resumed is not None:
         assert tree is not None
@@ -696,7 +699,7 @@ def prepare(
         notes.append(f"branch-and-price resumed from {nodes} of an earlier run{cuts}")
     else:
         outcome = generation.run(None if limit is None else start + 3 * limit / 4, proof_deadline)
-        root = generation.inner_point
+        root, root_bound = generation.inner_point, generation.bound  # a tree's nodes prove theirs
         handover = outcome.converged or _unfinished_root(generation, outcome, proof_deadline)
         if handover and generation.incumbent is None:  # a stopped root, with no warm start and no listing yet
             generation.incumbent = generation.master.solve_integer(None, proof_deadline)
@@ -723,7 +726,7 @@ def prepare(
         assignment is None or table.objective(outcome.incumbent) < table.objective(assignment)
     )
     warm_or_better = outcome.incumbent if better else assignment
-    return Prepared(table, warm_or_better, tuple(notes), deadline, better, root, outcome.left)
+    return Prepared(table, warm_or_better, tuple(notes), deadline, better, root, outcome.left, root_bound)
 
 
 def master_columns(columns: ColumnSet) -> ColumnSet:

@@ -63,12 +63,31 @@ partition :math:`v` it holds (up to the pricing's tolerance; :math:`c(p)` rounde
 to a whole number of bytes with external memory access). Either way the pair is
 settled: it improves :math:`U` to its optimum, or it cannot beat :math:`U`.
 
+Reach
+-----
+A pair's solve with its own cutoff proves :math:`L(p) \ge \min(E^*(p), c(p))`, which settles none
+of the pairs within it: their capacities are smaller, so their cutoffs are higher. Its root's
+bound, though, holds over every column of the pair, so it bounds :math:`E^*` at every pair within
+it too. So the root's column generation prices on past :math:`c(p)` to the reach
+:math:`R(p) = \max \{c(r) : r \le p \text{ open}\}` (or until its master is optimal;
+:class:`~accelsched.formulations.partition_colgen.ColumnGeneration`, ``reach``), and the pair's
+:math:`L(p)` is that bound when it is higher: every open :math:`r \le p` with
+:math:`c(r) \le L(p)` is settled with it. The listing and the tree stay at :math:`c(p)`, so the
+extra work is the root's pricing from :math:`c(p)` up to :math:`\min(R(p), \mathrm{LP}(p))`, none
+when the pair's LP value is below its cutoff. Motivated by RandWire-A's separate buffers (energy):
+all of its 118 open pairs lay within 11 of them, 77 had cutoffs below 1.05e9 pJ, and 24 lay within
+the 960/216 KB pair, whose master LP was 1.083e9 after 30 minutes (not yet optimal; its cutoff
+8.82e8). The gain is to be measured on the proof itself (results README).
+
 Running order
 -------------
-Best bound first: the open pair of least :math:`\kappa(p) + \alpha L(p)` (ties: the
-smaller capacity) is solved with the time left, until no open pair's bound is below
-:math:`U` (the incumbent is optimal, :attr:`Decomposition.complete`) or the time runs
-out (the bound is the least over the open pairs, at least the forced traffic). A pair
+The open pair with the most open pairs within it (ties: the least bound
+:math:`\kappa(p) + \alpha L(p)`, then the smaller capacity) is solved with the time left, until
+no open pair's bound is below :math:`U` (the incumbent is optimal, :attr:`Decomposition.complete`)
+or the time runs out (the bound is the least over the open pairs, at least the forced traffic): the
+pairs whose reach settles the most first. Without an incumbent, or with :math:`\alpha = 0`, no
+bound settles a pair (the cutoffs are infinite, or the bounds are the capacities alone): the least
+bound first, the order also when every open pair holds only itself. A pair
 whose solve stops unsettled ends the run: it had all the time left (or its round limit
 stopped it, which would stop the next pair's too). The warm start
 (and each better partition) moves to the pair being solved when its subgraphs fit it.
@@ -87,8 +106,8 @@ bound rather than from their forced traffic.
 
 The pairs are independent given :math:`U`, so with ``threads`` above 1
 (:class:`~accelsched.solvers.SolveOptions`) that many are solved at once, each in a process
-of its own with one thread: the open pairs of least bound not already running, each with the
-cutoff of the incumbent when it starts (a better incumbent found meanwhile only lowers the
+of its own with one thread: the next open pairs in that order not already running, each with the
+cutoff and reach of the incumbent when it starts (a better incumbent found meanwhile only lowers the
 cutoffs of those started later; an earlier, larger cutoff settles a pair all the same). The
 proofs of RandWire-A and NasNet take hours per pair (results README), which a machine with
 more cores divides among them.
@@ -258,7 +277,8 @@ class Decomposition:
 
 
 class CapacityDecomposition:
-    """Best-bound-first solve of the fixed-capacity problems (see the module docstring).
+    """The fixed-capacity problems solved pair by pair, each with its cutoff and reach (see the module
+    docstring).
 
     Parameters
     ----------
@@ -407,8 +427,17 @@ class CapacityDecomposition:
         metrics = (self.instance.subgraph_metric(members, act, weight) for members in solution.indices(self.instance))
         return self.instance.objective_value(act + weight, math.fsum(metrics))
 
+    def within(self, point: CapacityPoint) -> list[CapacityPoint]:
+        """The open pairs within ``point`` (itself too when it is open): those its bound can settle."""
+        return [other for other in self.open_points() if other.within(point)]
+
+    def reach(self, point: CapacityPoint) -> float:
+        """:math:`R(p)`: the largest cutoff of the open pairs within the pair (its own at least)."""
+        return max([self.cutoff(point), *(self.cutoff(other) for other in self.within(point))])
+
     def _task(self, point: CapacityPoint, deadline: float | None) -> PairTask:
-        """A pair's solve with the cutoff of the incumbent now, which moves to the pair (checked there)."""
+        """A pair's solve with the cutoff of the incumbent now, which moves to the pair (checked there),
+        and the reach of its root (module docstring, "Reach")."""
         moved = None
         if self.incumbent is not None:
             moved = dataclasses.replace(
@@ -424,13 +453,16 @@ class CapacityDecomposition:
             self._seeds(point),
             self._inner_point(point),
             self.trees.get((point.act_bytes, point.weight_bytes)),
+            self.reach(point),
         )
         LOGGER.info(
-            "pair %d/%d KB starts: floor %.7g, cutoff %.7g, %d open",
+            "pair %d/%d KB starts: floor %.7g, cutoff %.7g, reach %.7g over %d open within, %d open",
             point.act_bytes // 1024,
             point.weight_bytes // 1024,
             self.floor(point),
             task.cutoff,
+            task.reach,
+            len(self.within(point)),
             len(self.open_points()),
         )
         return task
@@ -514,12 +546,19 @@ class CapacityDecomposition:
         self.ledger.save()
 
     def _next(self, busy: Collection[CapacityPoint]) -> CapacityPoint | None:
-        """The open pair of least bound (ties: the smaller capacity) not being solved, if any."""
+        """The open pair not being solved with the most open pairs within it (ties: the least bound,
+        then the smaller capacity), if any; the least bound first without a finite cutoff (module
+        docstring, "Running order")."""
         points = [p for p in self.open_points() if all(p is not other for other in busy)]
-        return min(points, key=lambda p: (self.floor(p), p.capacity_bytes), default=None)
+        bounded = math.isfinite(self.upper) and self.instance.alpha > 0
+
+        def key(point: CapacityPoint) -> tuple[int, float, int]:
+            return (-len(self.within(point)) if bounded else 0, self.floor(point), point.capacity_bytes)
+
+        return min(points, key=key, default=None)
 
     def run(self, deadline: float | None) -> Decomposition:
-        """Solve the pairs best bound first until the incumbent is proven or the deadline passes.
+        """Solve the pairs in their order (module docstring) until the incumbent is proven or the deadline passes.
 
         With ``options.threads`` above 1 and several open pairs, that many pairs are solved at once,
         each in a process of its own with one thread (:meth:`_run_in_processes`); otherwise one after
@@ -644,6 +683,7 @@ class PairSolver:
             seeds=task.seeds,
             inner=task.inner,
             tree=task.tree,
+            reach=task.reach,
         )
         milp = PartitionMilp(run.table)
         start_values = milp.start(run.warm) if run.warm else None
@@ -658,6 +698,8 @@ class PairSolver:
             lower = min(answer.bound, floor)
         else:
             lower = run.table.column_set.bound if run.table.column_set.bound is not None else -math.inf
+        if run.root_bound is not None:  # over every column: past the cutoff up to the reach
+            lower = max(lower, run.root_bound)
         settled = run.table.complete and answer.status is Status.OPTIMAL
         return PairOutcome(
             lower,
@@ -674,7 +716,7 @@ class PairSolver:
 
 @dataclass(frozen=True)
 class PairTask:
-    """One pair's solve as the decomposition hands it out.
+    r"""One pair's solve as the decomposition hands it out.
 
     Attributes
     ----------
@@ -695,6 +737,9 @@ class PairTask:
     tree
         The open nodes of the branch-and-price tree its last solve stopped in, which this one
         resumes (:func:`~accelsched.formulations.partition_branch.prepare`), or None.
+    reach
+        :math:`R(p) \ge c(p)`, the level its root's bound is pushed to (module docstring,
+        "Reach"); None: the cutoff.
     """
 
     act_bytes: int
@@ -705,6 +750,7 @@ class PairTask:
     seeds: tuple[tuple[int, ...], ...] = ()
     inner: InnerPoint | None = None
     tree: TreeState | None = None
+    reach: float | None = None
 
 
 @dataclass(frozen=True)

@@ -357,6 +357,13 @@ class ColumnGeneration:
         An inner point proven earlier for this instance or for one whose columns include its
         own (:class:`~accelsched.formulations.partition_common.InnerPoint`; fixed capacities
         only): the first inner point when its bound beats the forced traffic's.
+    reach
+        A level above the cutoff that the root's bound is pushed to (:meth:`run`): a bound
+        proven here also holds for every instance whose columns are among these, and the
+        capacity decomposition's pairs within this one have higher cutoffs
+        (:mod:`accelsched.formulations.partition_capacity`, "Reach"). The pricing of the root
+        prices to it and its work stops there or when the master is optimal; the partitions,
+        the listing and the tree stay at the cutoff. The cutoff when None or lower.
     """
 
     def __init__(
@@ -367,11 +374,13 @@ class ColumnGeneration:
         rounds: int = DEFAULT_ROUNDS,
         cutoff: float = math.inf,
         start: InnerPoint | None = None,
+        reach: float | None = None,
     ) -> None:
         self.table = table
         self.instance = table.instance
         self.incumbent = incumbent
         self.cutoff = cutoff
+        self.reach = cutoff if reach is None else max(reach, cutoff)
         self.rounds = rounds
         self.master = RestrictedMaster(table, threads)
         self.terms = TrafficTerms.of(self.instance)
@@ -499,6 +508,10 @@ class ColumnGeneration:
         decomposition, :mod:`accelsched.formulations.partition_capacity`, runs it on each pair
         of candidates instead, whose bounds the mixed LP cannot reach.)
 
+        With a ``reach`` above the cutoff, the pricing goes on past :meth:`settled` until the bound
+        passes :meth:`reach_level` or the master is optimal (or the time or the round limit stops
+        it); a bound past :meth:`prune_level` then completes the work without a listing.
+
         Parameters
         ----------
         deadline
@@ -509,9 +522,11 @@ class ColumnGeneration:
             ``deadline`` go on).
         """
         listing_deadline = deadline if listing_deadline is None else listing_deadline
-        if self.settled():
+        if self.reached():
             return self._done()
         state = self._generate(deadline, listing_deadline, early=True, tailing=True)
+        if self.settled():  # short of the reach (optimal master, time, rounds), past the cutoff
+            return self._done()
         if isinstance(state, Outcome):
             return state
         if self.instance.co_exploration:  # branching on layer pairs alone cannot fix the capacities
@@ -639,7 +654,7 @@ class ColumnGeneration:
                 return self._stop(f"column generation stopped after {self.rounds} rounds")
             self.done += 1
             tolerance = -self._tolerance(lp)
-            level = prune_above if prune_above is not None else self.prune_level() if early else None
+            level = prune_above if prune_above is not None else self.reach_level() if early else None
             cutoff = self._cutoff(lp, level)
             known = {mask_of(column.members) for column in self.table.columns}
             starts = [self.table.members(j) for j in lp.support] + [c.members for c in self.table.columns[-30:]]
@@ -665,9 +680,9 @@ class ColumnGeneration:
                 self.exact_s = time.perf_counter() - start
                 if prune_above is not None and self.bound is not None and self.bound > prune_above:
                     return lp
-                if early and self.settled():
+                if early and self.reached():
                     return self._done()
-                if added and early and not self.slow and self._near(lp):
+                if added and early and not self.slow and not self.settled() and self._near(lp):
                     closed = self._close(listing_deadline, LISTING_LIMIT, self._give_up(listing_deadline))
                     if closed is not None:
                         return closed
@@ -711,8 +726,11 @@ class ColumnGeneration:
     @property
     def upper(self) -> float:
         """:math:`U`: the incumbent's objective, or the cutoff when it is lower (inf without either)."""
-        found = math.inf if self.incumbent is None else self.table.objective(self.incumbent)
-        return min(found, self.cutoff)
+        return min(self._found(), self.cutoff)
+
+    def _found(self) -> float:
+        """The incumbent's objective (inf without one)."""
+        return math.inf if self.incumbent is None else self.table.objective(self.incumbent)
 
     def prune_level(self) -> float:
         r"""The bound above which no partition beats :math:`U` (:attr:`upper`): :math:`U`
@@ -720,7 +738,15 @@ class ColumnGeneration:
         :attr:`VariantTable.objective_step <accelsched.formulations.partition_common.VariantTable>`),
         :math:`U` less the pricing's tolerance :math:`\epsilon |U|` otherwise (inf without
         an incumbent or a cutoff)."""
-        upper = self.upper
+        return self._below(self.upper)
+
+    def reach_level(self) -> float:
+        """The level the root prices to (:meth:`prune_level` of the reach, or of the incumbent's
+        objective when it is lower: no bound passes the optimum)."""
+        return self._below(min(self._found(), self.reach))
+
+    def _below(self, upper: float) -> float:
+        """The bound above which no partition is below ``upper`` (:meth:`prune_level`)."""
         if not math.isfinite(upper):
             return math.inf
         if self.table.objective_step:
@@ -731,6 +757,10 @@ class ColumnGeneration:
         """Whether the bound proven is above :meth:`prune_level`: no partition beats :math:`U`, so the
         incumbent is optimal (it is in the table) or none lies below the cutoff, and the work is done."""
         return self.bound is not None and self.bound > self.prune_level()
+
+    def reached(self) -> bool:
+        """Whether the bound proven is above :meth:`reach_level` (then :meth:`settled` too)."""
+        return self.bound is not None and self.bound > self.reach_level()
 
     def _done(self) -> Outcome:
         return Outcome(True, self.bound, self.incumbent, self.done, self.listed)

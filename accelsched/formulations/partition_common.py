@@ -478,6 +478,9 @@ class Prepared:
     tree
         The open nodes of its branch-and-price tree when the tree stopped short of the proof
         (:attr:`Outcome.left <accelsched.formulations.partition_colgen.Outcome>`), or None.
+    root_bound
+        The bound the root column generation proved over every column (fixed capacities), or
+        None (no column generation, a resumed tree, or no bound proven).
     """
 
     table: VariantTable
@@ -487,6 +490,7 @@ class Prepared:
     generated: bool = False
     inner: InnerPoint | None = None
     tree: TreeState | None = None
+    root_bound: float | None = None
 
     @property
     def start_label(self) -> str:

@@ -81,7 +81,7 @@ generation (pricing rounds until three quarters of it, the listing of the column
 below the gap until all but the last 5 %; see
 :func:`accelsched.formulations.partition_branch.prepare`: every column an optimal
 partition needs, or a proven bound when time runs out; in co-exploration, one
-fixed-capacity problem per pair of candidates instead, best bound first:
+fixed-capacity problem per pair of candidates instead:
 :mod:`accelsched.formulations.partition_capacity`); then it builds the model
 and solves it with presolve off. A warm start (or column generation's better
 partition) becomes a complete MIP start (its subgraphs are added as columns if

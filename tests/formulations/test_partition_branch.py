@@ -312,6 +312,29 @@ def test_a_cutoff_below_the_optimum_is_proven_with_steps_to_the_level(monkeypatc
     assert sum(stepped) >= 3, (sum(stepped), len(stepped))
 
 
+def test_a_reach_prices_the_root_past_its_cutoff_to_the_lp_optimum() -> None:
+    """With a cutoff at 0.8 of brute force's optimum the root settles as soon as its bound passes it.
+    With an infinite reach (the capacity decomposition's, for the pairs within a pair) its pricing goes
+    on until the master is optimal: the bound is the LP optimum over every column (the complete
+    enumeration's master), still at most the optimum, and the work ends complete without a listing.
+    Without the reach the bound is lower on two of these instances (their LP is fractional)."""
+    lower = 0
+    for seed, act in BRANCHING:
+        instance = woven(seed, act)
+        best, _ = brute_force(instance)
+        optimum = RestrictedMaster(VariantTable(instance, enumerate_columns(instance))).solve_lp(vertex=True).value
+        bounds = []
+        for reach in (None, math.inf):
+            table = VariantTable(instance, enumerate_columns(instance, budget=1))
+            outcome = ColumnGeneration(table, None, cutoff=0.8 * best, reach=reach).run(None)
+            assert outcome.complete and outcome.listed == 0 and outcome.bound is not None, (seed, act, reach)
+            bounds.append(outcome.bound)
+        tolerance = 1e-6 * abs(optimum)
+        assert optimum - tolerance <= bounds[1] <= best + 1e-6 * abs(best), (seed, act, bounds, optimum)
+        lower += bounds[0] < bounds[1] - tolerance
+    assert lower >= 2, lower
+
+
 def test_phase_one_proves_a_node_without_partitions(monkeypatch: pytest.MonkeyPatch) -> None:
     """On ``crossed`` with 600 B, the two convolutions ``x`` and ``q`` share a subgraph only with an
     add, and three layers do not fit: no partition keeps them together. The node's LP keeps an

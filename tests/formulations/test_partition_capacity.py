@@ -21,7 +21,7 @@ import pytest
 from accelsched.formulations import partition_capacity, partition_milp
 from accelsched.formulations.partition_bound import forced_traffic_bound
 from accelsched.formulations.partition_branch import FINAL_SHARE, ProofSettings, prepare
-from accelsched.formulations.partition_capacity import CapacityDecomposition, CapacityPoint, decompose
+from accelsched.formulations.partition_capacity import CapacityDecomposition, CapacityPoint, PairTask, decompose
 from accelsched.formulations.partition_colgen import ColumnGeneration
 from accelsched.formulations.partition_common import VariantTable
 from accelsched.formulations.partition_milp import PartitionMilp
@@ -187,6 +187,81 @@ def test_a_bound_past_the_cutoff_ends_the_work_without_a_listing(monkeypatch: py
         assert outcome.bound is not None and outcome.bound > generation.prune_level()
         passed += 1
     assert passed >= 6, passed
+
+
+def test_a_pairs_root_priced_to_its_reach_bounds_every_pair_within_it() -> None:
+    """The largest pair solved with a cutoff at 0.8 of its optimum settles as soon as its bound passes
+    the cutoff. With an infinite reach (the decomposition's, when pairs within it have higher cutoffs)
+    its root prices on: the bound it proves over every column is at most the optimum of every pair
+    (all are within the largest: the metric's optimum never rises with the capacities), and higher than
+    without the reach on some instances."""
+    higher = 0
+    for seed in range(12):
+        instance = instance_of(seed)
+        pairs = instance.capacity_pairs()
+        top = fixed(instance, pairs[-1])
+        best = run("enumerate", top).objective
+        assert best is not None
+        bounds = []
+        for reach in (None, math.inf):
+            prepared = prepare(top, SolveOptions(), None, 0.0, ProofSettings(BUDGET), cutoff=0.8 * best, reach=reach)
+            assert prepared.table.complete and prepared.root_bound is not None, (seed, reach)
+            bounds.append(prepared.root_bound)
+        for pair in pairs:
+            optimum = run("enumerate", fixed(instance, pair)).objective
+            assert optimum is None or bounds[1] <= optimum * (1 + 1e-9), (seed, pair, bounds, optimum)
+        higher += bounds[1] > bounds[0] * (1 + 1e-6)
+    assert higher >= 4, higher
+
+
+def test_the_pair_with_the_most_open_pairs_within_goes_first_with_their_reach() -> None:
+    """Each pair handed out has the most open pairs within it among those not running, and its task's
+    reach is the largest of their cutoffs."""
+    instance = instance_of(2)  # separate buffers, 2 x 3 pairs
+    reference = run("enumerate", instance)
+    assert reference.solution is not None
+    decomposition = CapacityDecomposition(
+        instance, reference.solution, SolveOptions(), enumerate_columns(instance, BUDGET), ProofSettings(BUDGET, 100)
+    )
+    decomposition.upper *= 1.5  # most pairs open, with finite cutoffs that differ
+    opened = decomposition.open_points()
+    busy: list[CapacityPoint] = []
+    while (point := decomposition._next(busy)) is not None:
+        free = [p for p in decomposition.open_points() if all(p is not other for other in busy)]
+        within = [p for p in decomposition.open_points() if p.within(point)]
+        assert all(len(within) >= sum(q.within(p) for q in decomposition.open_points()) for p in free)
+        task = decomposition._task(point, None)
+        assert task.reach == max(decomposition.cutoff(p) for p in within) >= task.cutoff
+        busy.append(point)
+    assert len(busy) == len(opened) >= 4
+    assert len(decomposition.within(busy[0])) > len(decomposition.within(busy[-1])) == 1
+
+
+def test_a_pair_solved_with_a_reach_records_its_root_bound_for_the_pairs_within_it() -> None:
+    """A task with a cutoff at 0.8 of the largest pair's optimum and an infinite reach: the pair is
+    settled, and its lower bound, which the decomposition raises at every pair within it, is the
+    root's bound, valid at each of them and above the cutoff on some instances (without the reach
+    it stops near the cutoff)."""
+    higher = 0
+    for seed in range(12):
+        instance = instance_of(seed)
+        decomposition = CapacityDecomposition(
+            instance, None, SolveOptions(), enumerate_columns(instance, BUDGET), ProofSettings(BUDGET, 100)
+        )
+        top = max(decomposition.points, key=lambda p: (p.act_bytes, p.weight_bytes))
+        best = run("enumerate", decomposition.fixed(top)).objective
+        assert best is not None
+        lowers = []
+        for reach in (None, math.inf):
+            task = PairTask(top.act_bytes, top.weight_bytes, 0.8 * best, None, None, reach=reach)
+            outcome = decomposition.solver.solve(task)
+            assert outcome.settled, (seed, reach)
+            lowers.append(outcome.lower)
+        for point in decomposition.points:
+            optimum = run("enumerate", decomposition.fixed(point)).objective
+            assert optimum is None or lowers[1] <= optimum * (1 + 1e-9), (seed, point, lowers, optimum)
+        higher += lowers[1] > max(lowers[0], 0.8 * best) * (1 + 1e-6)
+    assert higher >= 4, higher
 
 
 @pytest.mark.parametrize("seed", range(6))
