@@ -77,7 +77,11 @@ extra work is the root's pricing from :math:`c(p)` up to :math:`\min(R(p), \math
 when the pair's LP value is below its cutoff. Motivated by RandWire-A's separate buffers (energy):
 all of its 118 open pairs lay within 11 of them, 77 had cutoffs below 1.05e9 pJ, and 24 lay within
 the 960/216 KB pair, whose master LP was 1.083e9 after 30 minutes (not yet optimal; its cutoff
-8.82e8). The gain is to be measured on the proof itself (results README).
+8.82e8). Measured there (from that ledger, on about two thirds of a core beside two other proofs):
+the first pair handed out, 640/648 KB (67 open within, cutoff 8.25e8, reach 1.345e9), was settled
+in 3,339 s with its root's bound at 9.112e8 (its master LP at 9.22e8 when the time of its column
+generation ran out), and 5 pairs within it with it; the next, 576/720 KB, in 755 s at 8.540e8, with
+1 within. Best bound first had settled one pair per 583-4,996 s there (results README).
 
 Running order
 -------------
