@@ -431,13 +431,13 @@ class CapacityDecomposition:
         metrics = (self.instance.subgraph_metric(members, act, weight) for members in solution.indices(self.instance))
         return self.instance.objective_value(act + weight, math.fsum(metrics))
 
-    def within(self, point: CapacityPoint) -> list[CapacityPoint]:
+    def open_within(self, point: CapacityPoint) -> list[CapacityPoint]:
         """The open pairs within ``point`` (itself too when it is open): those its bound can settle."""
         return [other for other in self.open_points() if other.within(point)]
 
     def reach(self, point: CapacityPoint) -> float:
         """:math:`R(p)`: the largest cutoff of the open pairs within the pair (its own at least)."""
-        return max([self.cutoff(point), *(self.cutoff(other) for other in self.within(point))])
+        return max([self.cutoff(point), *(self.cutoff(other) for other in self.open_within(point))])
 
     def _task(self, point: CapacityPoint, deadline: float | None) -> PairTask:
         """A pair's solve with the cutoff of the incumbent now, which moves to the pair (checked there),
@@ -466,7 +466,7 @@ class CapacityDecomposition:
             self.floor(point),
             task.cutoff,
             task.reach,
-            len(self.within(point)),
+            len(self.open_within(point)),
             len(self.open_points()),
         )
         return task
@@ -557,7 +557,7 @@ class CapacityDecomposition:
         bounded = math.isfinite(self.upper) and self.instance.alpha > 0
 
         def key(point: CapacityPoint) -> tuple[int, float, int]:
-            return (-len(self.within(point)) if bounded else 0, self.floor(point), point.capacity_bytes)
+            return (-len(self.open_within(point)) if bounded else 0, self.floor(point), point.capacity_bytes)
 
         return min(points, key=key, default=None)
 

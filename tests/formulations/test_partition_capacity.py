@@ -234,7 +234,7 @@ def test_the_pair_with_the_most_open_pairs_within_goes_first_with_their_reach() 
         assert task.reach == max(decomposition.cutoff(p) for p in within) >= task.cutoff
         busy.append(point)
     assert len(busy) == len(opened) >= 4
-    assert len(decomposition.within(busy[0])) > len(decomposition.within(busy[-1])) == 1
+    assert len(decomposition.open_within(busy[0])) > len(decomposition.open_within(busy[-1])) == 1
 
 
 def test_a_pair_solved_with_a_reach_records_its_root_bound_for_the_pairs_within_it() -> None:
