@@ -25,22 +25,23 @@ Pruning
 A node is pruned when its bound shows that none of its partitions beats :math:`U`:
 a bound above :math:`U - 1` when every objective is a whole number (external memory
 access in bytes, :attr:`VariantTable.objective_step
-<accelsched.formulations.partition_common.VariantTable>`), a bound within the
-pricing's tolerance :math:`\epsilon |U|` of :math:`U` otherwise (:meth:`BranchAndPrice.prune_level`).
-The generation in a node stops as soon as such a bound is proven. When objectives are not
-whole numbers, a node that holds the incumbent (its partition keeps the node's rules) is
-settled by it once its bound meets
-:math:`U` as a node's integer program settles it (:meth:`BranchAndPrice._meets`: within the
-pricing's tolerance on each of up to :math:`n` subgraphs, :math:`n \epsilon |U|`), so its
-generation stops, and prices to the level (:mod:`~accelsched.formulations.partition_colgen`),
-at that lower bound (:meth:`BranchAndPrice._level`). Such a node's LP may sit at :math:`U`
-itself, just above the prune level, where pricing to the prune level gains nothing:
-RandWire-A's 640 KB co-exploration pair (energy, shared buffer) has a depth-4 node whose
-restricted master under its rules is the incumbent, its LP 102 pJ above the prune level and
-3.8e5 pJ above the node's bound (two py-spy samples 12 minutes apart found it priced at that
-LP value). With :math:`n` = 253 and missing columns of at least 7 layers, its level is
-2.6e4 pJ below :math:`U`, and the pricing's cutoff about -720 pJ instead of the tolerance's
--102 pJ.
+<accelsched.formulations.partition_common.VariantTable>`), a bound within the proof's
+tolerance :math:`n \epsilon |U|` of :math:`U` otherwise (the pricing's tolerance on each of
+up to :math:`n` subgraphs, :func:`~accelsched.formulations.partition_colgen.proof_tolerance`;
+:meth:`BranchAndPrice.prune_level`). The generation in a node stops as soon as such a bound
+is proven, and prices to that level (:mod:`~accelsched.formulations.partition_colgen`). The
+same tolerance settles a node by a partition (:meth:`BranchAndPrice._meets`) and a pair of
+the capacity decomposition by its bound, so a proven :math:`U` is optimal up to it.
+
+An earlier prune level, :math:`U` less the pricing's tolerance :math:`\epsilon |U|` alone,
+asked more of a node than any proof here gives: on RandWire-A's 640 KB co-exploration
+pair (energy, shared buffer; :math:`n` = 253, :math:`U` = 1.0248e9 pJ) it is 102 pJ below
+:math:`U`, against 2.6e4 pJ for :math:`n \epsilon |U|`. A node whose LP optimum is at or
+just below :math:`U` (the least bound of that tree's closed nodes is 1.2 pJ below it; its
+nodes took about 20 minutes each) had to prove every missing column's reduced cost above
+about -3 pJ to be pruned (102 pJ over up to 36 columns of at least 7 layers), where its
+pricing's cutoff is now about -720 pJ; and one whose LP optimum lies between the two levels
+is pruned by its column generation where it was branched.
 
 Branching
 ---------
@@ -136,7 +137,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 
-from accelsched.formulations.partition_colgen import COVERED, DEFAULT_ROUNDS, PRICING_EPS, ColumnGeneration, Outcome
+from accelsched.formulations.partition_colgen import (
+    COVERED,
+    DEFAULT_ROUNDS,
+    PRICING_EPS,
+    ColumnGeneration,
+    Outcome,
+    proof_tolerance,
+)
 from accelsched.formulations.partition_common import (
     Assignment,
     InnerPoint,
@@ -383,7 +391,7 @@ class BranchAndPrice:
                 self.nodes += 1
             if not node.priced:
                 lp = generation.solve_node(
-                    node.rules, node.inner, node.bound, deadline, self._level(node.rules), tailing=not node.exact
+                    node.rules, node.inner, node.bound, deadline, self.prune_level(), tailing=not node.exact
                 )
                 assert generation.inner is not None and generation.bound is not None
                 exact = node.exact and lp is None  # a node stopped by the deadline keeps its flag
@@ -412,27 +420,6 @@ class BranchAndPrice:
     def _pruned(self, bound: float) -> bool:
         return bound > self.prune_level()
 
-    def _level(self, rules: frozenset[PairRule]) -> float:
-        """The bound past which a node under ``rules`` needs no more pricing: the prune level, or,
-        when the incumbent settles the node (:meth:`_held`), the lower bound that it meets
-        (:meth:`_meets`)."""
-        level = self.prune_level()
-        if not self._held(rules):
-            return level
-        upper = self.upper
-        return min(level, upper - self.table.instance.n_layers * PRICING_EPS * max(1.0, abs(upper)))
-
-    def _held(self, rules: frozenset[PairRule]) -> bool:
-        """Whether a node under ``rules`` is settled by the incumbent once its bound meets it: the
-        incumbent keeps the rules (it is one of the node's partitions), and objectives are not whole
-        numbers (with whole ones, the prune level is that bound already, :math:`U` less one step)."""
-        incumbent = self.generation.incumbent
-        assert incumbent is not None
-        if self.table.objective_step:
-            return False
-        subgraphs = [set(self.table.members(j)) for j in incumbent.variants]
-        return all(rule.admits(members) for members in subgraphs for rule in rules)
-
     def _close(self, node: Node, how: str) -> None:
         """Record a node that needs no branching; its bound is the least objective it may hold."""
         self.closed = min(self.closed, node.bound)
@@ -445,12 +432,11 @@ class BranchAndPrice:
 
     def _meets(self, value: float, bound: float) -> bool:
         """Whether a partition of objective ``value`` is optimal in a node of bound ``bound``: no
-        whole objective lies in [bound, value) (whole bytes), or ``value`` is within the
-        tolerance of a converged bound (the pricing's, on each of up to ``n`` subgraphs)."""
+        whole objective lies in [bound, value) (whole bytes), or ``value`` is within the proof's
+        tolerance of the bound (:func:`~accelsched.formulations.partition_colgen.proof_tolerance`)."""
         if self.table.objective_step:
             return value - bound < self.table.objective_step
-        n = self.table.instance.n_layers
-        return value - bound <= n * PRICING_EPS * max(1.0, abs(value))
+        return value - bound <= proof_tolerance(self.table.instance.n_layers, value)
 
     def _offer(self, found: Assignment) -> None:
         """Make a partition the incumbent when it beats it."""
@@ -458,12 +444,8 @@ class BranchAndPrice:
             self.generation.incumbent = found
 
     def _settle(self, node: Node, deadline: float | None) -> list[Node]:
-        """A node whose master is optimal and which is not pruned: settled by the incumbent when it
-        holds it and its bound meets it (:meth:`_held`), else its integer program, then its children
-        (none when the node is settled; the node itself when a cycle was cut)."""
-        if self._held(node.rules) and self._meets(self.upper, node.bound):
-            self._close(node, f"settled by the incumbent ({self.upper:.12g})")
-            return []
+        """A node whose master is optimal and which is not pruned: its integer program, then its
+        children (none when the node is settled; the node itself when a cycle was cut)."""
         master = self.generation.master
         master.rules = node.rules
         until = time.perf_counter() + NODE_INTEGER_S

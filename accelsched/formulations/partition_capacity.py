@@ -59,7 +59,8 @@ With an incumbent of objective :math:`U`, a pair matters only when
 solved with that cutoff (:class:`~accelsched.formulations.partition_colgen.ColumnGeneration`,
 ``cutoff``): the gap, the listing and the pruning of branch-and-price stop at
 :math:`c(p)`, and the solve proves :math:`E^*(p) \ge \min(v, c(p))` for the best
-partition :math:`v` it holds (up to the pricing's tolerance; :math:`c(p)` rounded up
+partition :math:`v` it holds (up to the proof's tolerance,
+:func:`~accelsched.formulations.partition_colgen.proof_tolerance`; :math:`c(p)` rounded up
 to a whole number of bytes with external memory access). Either way the pair is
 settled: it improves :math:`U` to its optimum, or it cannot beat :math:`U`.
 
@@ -140,7 +141,7 @@ from accelsched.fingerprint import code_fingerprint
 from accelsched.formulations import partition_branch
 from accelsched.formulations.partition_bound import forced_traffic_per_pair
 from accelsched.formulations.partition_branch import ProofSettings
-from accelsched.formulations.partition_colgen import PRICING_EPS
+from accelsched.formulations.partition_colgen import proof_tolerance
 from accelsched.formulations.partition_common import (
     InnerPoint,
     Prepared,
@@ -367,9 +368,10 @@ class CapacityDecomposition:
         return point.capacity_bytes + self.instance.alpha * point.lower
 
     def _tolerance(self) -> float:
-        """Below :math:`U` by less than this, a bound settles a pair (the pricing's tolerance on each of
-        up to ``n`` subgraphs, as branch-and-price settles a node)."""
-        return self.instance.n_layers * PRICING_EPS * max(1.0, abs(self.upper))
+        """Below :math:`U` by less than this, a bound settles a pair: the proof's tolerance
+        (:func:`~accelsched.formulations.partition_colgen.proof_tolerance`), as branch-and-price
+        prunes a node."""
+        return proof_tolerance(self.instance.n_layers, self.upper)
 
     def open_points(self) -> list[CapacityPoint]:
         """The pairs not settled whose bound is below :math:`U` (all of them without an incumbent)."""
@@ -698,7 +700,7 @@ class PairSolver:
         best = min(found, key=run.table.objective, default=None)
         if run.table.complete and answer.bound is not None:
             whole_bytes = self.instance.metric is Metric.EMA
-            floor = task.cutoff if whole_bytes else task.cutoff * (1 - PRICING_EPS)
+            floor = task.cutoff if whole_bytes else task.cutoff - proof_tolerance(self.instance.n_layers, task.cutoff)
             lower = min(answer.bound, floor)
         else:
             lower = run.table.column_set.bound if run.table.column_set.bound is not None else -math.inf
@@ -764,7 +766,8 @@ class PairOutcome:
     Attributes
     ----------
     lower
-        A lower bound of :math:`E^*(p)` (at least :math:`\min(E^*(p), c(p))` when settled).
+        A lower bound of :math:`E^*(p)` (at least :math:`\min(E^*(p), c(p))`, less the proof's
+        tolerance with energy, when settled).
     settled
         Whether the pair's best partition is its optimum, or none is below its cutoff.
     best
