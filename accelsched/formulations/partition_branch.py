@@ -603,7 +603,7 @@ def prepare(
     seeds: Sequence[Sequence[int]] = (),
     inner: InnerPoint | None = None,
     tree: TreeState | None = None,
-    reach: float | None = None,
+    reach: Sequence[float] = (),
 ) -> Prepared:
     """Check the warm start, list the columns, build the table; generate columns when the list stops early.
 
@@ -639,9 +639,10 @@ def prepare(
     work resumes from them, skipping the root's column generation, when the incumbent's prune
     level allows it (:meth:`BranchAndPrice.resumable`) and a partition is known (the warm start's,
     or one over the master's columns). :attr:`Prepared.tree` is what the tree leaves, when it stops
-    short of the proof. ``reach``: a level above ``cutoff`` that the root's column generation pushes
-    its bound to (:class:`ColumnGeneration`; the decomposition's pairs within this one), whose bound,
-    valid over every column, is :attr:`Prepared.root_bound` (None when a tree was resumed).
+    short of the proof. ``reach``: levels above ``cutoff`` that the root's column generation pushes
+    its bound to (:class:`ColumnGeneration`; the cutoffs of the decomposition's pairs within this
+    one), whose bound, valid over every column, is :attr:`Prepared.root_bound` (None when a tree was
+    resumed).
     Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
     set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
     takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.

@@ -73,16 +73,30 @@ it too. So the root's column generation prices on past :math:`c(p)` to the reach
 :math:`R(p) = \max \{c(r) : r \le p \text{ open}\}` (or until its master is optimal;
 :class:`~accelsched.formulations.partition_colgen.ColumnGeneration`, ``reach``), and the pair's
 :math:`L(p)` is that bound when it is higher: every open :math:`r \le p` with
-:math:`c(r) \le L(p)` is settled with it. The listing and the tree stay at :math:`c(p)`, so the
-extra work is the root's pricing from :math:`c(p)` up to :math:`\min(R(p), \mathrm{LP}(p))`, none
-when the pair's LP value is below its cutoff. Motivated by RandWire-A's separate buffers (energy):
-all of its 118 open pairs lay within 11 of them, 77 had cutoffs below 1.05e9 pJ, and 24 lay within
-the 960/216 KB pair, whose master LP was 1.083e9 after 30 minutes (not yet optimal; its cutoff
-8.82e8). Measured there (from that ledger, on about two thirds of a core beside two other proofs):
-the first pair handed out, 640/648 KB (67 open within, cutoff 8.25e8, reach 1.345e9), was settled
-in 3,339 s with its root's bound at 9.112e8 (its master LP at 9.22e8 when the time of its column
+:math:`c(r) \le L(p)` is settled with it. The listing and the tree stay at :math:`c(p)`.
+
+No bound passes the master's LP value (the bound is at most the LP optimum over every column,
+which is at most the value over some of them), so the root prices only to the highest
+:math:`c(r)` below that value, which falls as the pricing goes on: a pair whose cutoff is above it
+cannot be settled by this root, and a level above it would also disable the pricing to the level
+(:mod:`~accelsched.formulations.partition_colgen`, "Pricing to the level"), whose cutoff exists only
+below the LP value. The extra work is then the root's pricing from :math:`c(p)` to the highest
+cutoff it can still pass, none when the pair's LP value is below its cutoff.
+
+Motivated by RandWire-A's separate buffers (energy): all of its 118 open pairs lay within 11 of
+them, 77 had cutoffs below 1.05e9 pJ, and 24 lay within the 960/216 KB pair, whose master LP was
+1.083e9 after 30 minutes (not yet optimal; its cutoff 8.82e8). Measured there with :math:`R(p)`
+itself as the level (from that ledger, on about two thirds of a core beside two other proofs): the
+first pair handed out, 640/648 KB (67 open within, cutoff 8.25e8, reach 1.345e9), was settled in
+3,339 s with its root's bound at 9.112e8 (its master LP at 9.22e8 when the time of its column
 generation ran out), and 5 pairs within it with it; the next, 576/720 KB, in 755 s at 8.540e8, with
-1 within. Best bound first had settled one pair per 583-4,996 s there (results README).
+1 within. Best bound first had settled one pair per 583-4,996 s there (results README). But the
+576/720 KB pair solved twice from that first ledger (67 open within, reach 1.345e9; one process on
+a machine running two proofs on its two cores), once without a reach and once with it, was
+settled in 388 s without (bound 8.546e8) and in 1,373 s with (8.540e8), each settling the same
+1 pair within; and the 448/792 KB pair (49 within) of the next run priced for an hour at the
+pricing's tolerance, its master LP at 9.43e8 and its level 1.157e9 (the incumbent's objective,
+below its reach). Hence the cap at the LP value.
 
 Running order
 -------------
@@ -437,9 +451,10 @@ class CapacityDecomposition:
         """The open pairs within ``point`` (itself too when it is open): those its bound can settle."""
         return [other for other in self.open_points() if other.within(point)]
 
-    def reach(self, point: CapacityPoint) -> float:
-        """:math:`R(p)`: the largest cutoff of the open pairs within the pair (its own at least)."""
-        return max([self.cutoff(point), *(self.cutoff(other) for other in self.open_within(point))])
+    def reach(self, point: CapacityPoint) -> tuple[float, ...]:
+        """The cutoffs of the open pairs within the pair, ascending: the levels its root prices to
+        (module docstring, "Reach"); :math:`R(p)` is the largest."""
+        return tuple(sorted(self.cutoff(other) for other in self.open_within(point)))
 
     def _task(self, point: CapacityPoint, deadline: float | None) -> PairTask:
         """A pair's solve with the cutoff of the incumbent now, which moves to the pair (checked there),
@@ -467,7 +482,7 @@ class CapacityDecomposition:
             point.weight_bytes // 1024,
             self.floor(point),
             task.cutoff,
-            task.reach,
+            max(task.reach, default=task.cutoff),
             len(self.open_within(point)),
             len(self.open_points()),
         )
@@ -744,8 +759,8 @@ class PairTask:
         The open nodes of the branch-and-price tree its last solve stopped in, which this one
         resumes (:func:`~accelsched.formulations.partition_branch.prepare`), or None.
     reach
-        :math:`R(p) \ge c(p)`, the level its root's bound is pushed to (module docstring,
-        "Reach"); None: the cutoff.
+        The cutoffs of the open pairs within it, the levels its root's bound is pushed to (module
+        docstring, "Reach"; those at or below :math:`c(p)` count for nothing); none: the cutoff.
     """
 
     act_bytes: int
@@ -756,7 +771,7 @@ class PairTask:
     seeds: tuple[tuple[int, ...], ...] = ()
     inner: InnerPoint | None = None
     tree: TreeState | None = None
-    reach: float | None = None
+    reach: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -376,12 +376,13 @@ class ColumnGeneration:
         own (:class:`~accelsched.formulations.partition_common.InnerPoint`; fixed capacities
         only): the first inner point when its bound beats the forced traffic's.
     reach
-        A level above the cutoff that the root's bound is pushed to (:meth:`run`): a bound
+        Levels above the cutoff that the root's bound is pushed to (:meth:`run`): a bound
         proven here also holds for every instance whose columns are among these, and the
         capacity decomposition's pairs within this one have higher cutoffs
-        (:mod:`accelsched.formulations.partition_capacity`, "Reach"). The pricing of the root
-        prices to it and its work stops there or when the master is optimal; the partitions,
-        the listing and the tree stay at the cutoff. The cutoff when None or lower.
+        (:mod:`accelsched.formulations.partition_capacity`, "Reach"). The root prices to the
+        highest of them below its master's LP value (:meth:`reach_level`), and its work stops
+        there or when the master is optimal; the partitions, the listing and the tree stay at
+        the cutoff. Levels at or below the cutoff are ignored.
     """
 
     def __init__(
@@ -392,13 +393,13 @@ class ColumnGeneration:
         rounds: int = DEFAULT_ROUNDS,
         cutoff: float = math.inf,
         start: InnerPoint | None = None,
-        reach: float | None = None,
+        reach: Sequence[float] = (),
     ) -> None:
         self.table = table
         self.instance = table.instance
         self.incumbent = incumbent
         self.cutoff = cutoff
-        self.reach = cutoff if reach is None else max(reach, cutoff)
+        self.reach = tuple(sorted(level for level in reach if level > cutoff))
         self.rounds = rounds
         self.master = RestrictedMaster(table, threads)
         self.terms = TrafficTerms.of(self.instance)
@@ -526,9 +527,10 @@ class ColumnGeneration:
         decomposition, :mod:`accelsched.formulations.partition_capacity`, runs it on each pair
         of candidates instead, whose bounds the mixed LP cannot reach.)
 
-        With a ``reach`` above the cutoff, the pricing goes on past :meth:`settled` until the bound
-        passes :meth:`reach_level` or the master is optimal (or the time or the round limit stops
-        it); a bound past :meth:`prune_level` then completes the work without a listing.
+        With a ``reach``, the pricing goes on past :meth:`settled` until the bound passes
+        :meth:`reach_level` at the master's LP value or the master is optimal (or the time or the
+        round limit stops it); a bound past :meth:`prune_level` then completes the work without a
+        listing.
 
         Parameters
         ----------
@@ -672,7 +674,7 @@ class ColumnGeneration:
                 return self._stop(f"column generation stopped after {self.rounds} rounds")
             self.done += 1
             tolerance = -self._tolerance(lp)
-            level = prune_above if prune_above is not None else self.reach_level() if early else None
+            level = prune_above if prune_above is not None else self.reach_level(lp.value) if early else None
             cutoff = self._cutoff(lp, level)
             known = {mask_of(column.members) for column in self.table.columns}
             starts = [self.table.members(j) for j in lp.support] + [c.members for c in self.table.columns[-30:]]
@@ -698,7 +700,7 @@ class ColumnGeneration:
                 self.exact_s = time.perf_counter() - start
                 if prune_above is not None and self.bound is not None and self.bound > prune_above:
                     return lp
-                if early and self.reached():
+                if early and self.reached(lp.value):
                     return self._done()
                 if added and early and not self.slow and not self.settled() and self._near(lp):
                     closed = self._close(listing_deadline, LISTING_LIMIT, self._give_up(listing_deadline))
@@ -758,10 +760,14 @@ class ColumnGeneration:
         (:func:`proof_tolerance`; inf without an incumbent or a cutoff)."""
         return self._below(self.upper)
 
-    def reach_level(self) -> float:
-        """The level the root prices to (:meth:`prune_level` of the reach, or of the incumbent's
-        objective when it is lower: no bound passes the optimum)."""
-        return self._below(min(self._found(), self.reach))
+    def reach_level(self, value: float = math.inf) -> float:
+        """The level the root prices to: :meth:`prune_level` of the highest level of the reach below
+        ``value``, the master's LP value, or of the cutoff when none is; or of the incumbent's
+        objective when it is lower. No bound passes a level at or above the LP value: the bound is
+        at most the LP optimum over every column, which is at most the LP value of the master over
+        some of them (and at most the optimum)."""
+        top = max((level for level in self.reach if level < value), default=self.cutoff)
+        return self._below(min(self._found(), top))
 
     def _below(self, upper: float) -> float:
         """The bound above which no partition is below ``upper`` (:meth:`prune_level`)."""
@@ -776,9 +782,10 @@ class ColumnGeneration:
         incumbent is optimal (it is in the table) or none lies below the cutoff, and the work is done."""
         return self.bound is not None and self.bound > self.prune_level()
 
-    def reached(self) -> bool:
-        """Whether the bound proven is above :meth:`reach_level` (then :meth:`settled` too)."""
-        return self.bound is not None and self.bound > self.reach_level()
+    def reached(self, value: float = math.inf) -> bool:
+        """Whether the bound proven is above :meth:`reach_level` at the LP value ``value`` (then
+        :meth:`settled` too)."""
+        return self.bound is not None and self.bound > self.reach_level(value)
 
     def _done(self) -> Outcome:
         return Outcome(True, self.bound, self.incumbent, self.done, self.listed)

@@ -314,24 +314,31 @@ def test_a_cutoff_below_the_optimum_is_proven_with_steps_to_the_level(monkeypatc
 
 def test_a_reach_prices_the_root_past_its_cutoff_to_the_lp_optimum() -> None:
     """With a cutoff at 0.8 of brute force's optimum the root settles as soon as its bound passes it.
-    With an infinite reach (the capacity decomposition's, for the pairs within a pair) its pricing goes
-    on until the master is optimal: the bound is the LP optimum over every column (the complete
-    enumeration's master), still at most the optimum, and the work ends complete without a listing.
-    Without the reach the bound is lower on two of these instances (their LP is fractional)."""
+    With a reach at the LP optimum over every column (the capacity decomposition's, for the pairs
+    within a pair) its pricing goes on to it: the bound is the LP optimum (the complete enumeration's
+    master) less at most one step (these objectives are whole bytes: a bound above U - 1 passes U),
+    still at most the optimum, and the work ends complete without a listing. Without the reach the
+    bound is lower on two of these instances (their LP is fractional). A reach above the first
+    master's LP value changes nothing: no bound can pass it (the LP value only falls), so the root
+    stops where it does without one."""
     lower = 0
     for seed, act in BRANCHING:
         instance = woven(seed, act)
         best, _ = brute_force(instance)
         optimum = RestrictedMaster(VariantTable(instance, enumerate_columns(instance))).solve_lp(vertex=True).value
-        bounds = []
-        for reach in (None, math.inf):
+        first = RestrictedMaster(VariantTable(instance, enumerate_columns(instance, budget=1))).solve_lp().value
+        outcomes = []
+        for reach in ((), (optimum,), (2.0 * first,)):
             table = VariantTable(instance, enumerate_columns(instance, budget=1))
             outcome = ColumnGeneration(table, None, cutoff=0.8 * best, reach=reach).run(None)
             assert outcome.complete and outcome.listed == 0 and outcome.bound is not None, (seed, act, reach)
-            bounds.append(outcome.bound)
+            outcomes.append(outcome)
+        plain, reached, beyond = (outcome.bound for outcome in outcomes)
+        assert plain is not None and reached is not None and beyond is not None
         tolerance = 1e-6 * abs(optimum)
-        assert optimum - tolerance <= bounds[1] <= best + 1e-6 * abs(best), (seed, act, bounds, optimum)
-        lower += bounds[0] < bounds[1] - tolerance
+        assert optimum - 1.0 - tolerance <= reached <= best + 1e-6 * abs(best), (seed, act, reached, optimum)
+        assert beyond == plain and outcomes[2].rounds == outcomes[0].rounds, (seed, act, plain, beyond)
+        lower += plain < reached - 1.0
     assert lower >= 2, lower
 
 

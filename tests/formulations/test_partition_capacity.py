@@ -189,11 +189,15 @@ def test_a_bound_past_the_cutoff_ends_the_work_without_a_listing(monkeypatch: py
     assert passed >= 6, passed
 
 
+REACH = (0.85, 0.9, 0.95, 0.99, 1.0)
+"""Levels of a reach as fractions of the largest pair's optimum: the cutoffs pairs within it might have."""
+
+
 def test_a_pairs_root_priced_to_its_reach_bounds_every_pair_within_it() -> None:
     """The largest pair solved with a cutoff at 0.8 of its optimum settles as soon as its bound passes
-    the cutoff. With an infinite reach (the decomposition's, when pairs within it have higher cutoffs)
-    its root prices on: the bound it proves over every column is at most the optimum of every pair
-    (all are within the largest: the metric's optimum never rises with the capacities), and higher than
+    the cutoff. With a reach (the decomposition's, when pairs within it have higher cutoffs) its root
+    prices on: the bound it proves over every column is at most the optimum of every pair (all are
+    within the largest: the metric's optimum never rises with the capacities), and higher than
     without the reach on some instances."""
     higher = 0
     for seed in range(12):
@@ -203,7 +207,7 @@ def test_a_pairs_root_priced_to_its_reach_bounds_every_pair_within_it() -> None:
         best = run("enumerate", top).objective
         assert best is not None
         bounds = []
-        for reach in (None, math.inf):
+        for reach in ((), tuple(f * best for f in REACH)):
             prepared = prepare(top, SolveOptions(), None, 0.0, ProofSettings(BUDGET), cutoff=0.8 * best, reach=reach)
             assert prepared.table.complete and prepared.root_bound is not None, (seed, reach)
             bounds.append(prepared.root_bound)
@@ -216,7 +220,7 @@ def test_a_pairs_root_priced_to_its_reach_bounds_every_pair_within_it() -> None:
 
 def test_the_pair_with_the_most_open_pairs_within_goes_first_with_their_reach() -> None:
     """Each pair handed out has the most open pairs within it among those not running, and its task's
-    reach is the largest of their cutoffs."""
+    reach is their cutoffs."""
     instance = instance_of(2)  # separate buffers, 2 x 3 pairs
     reference = run("enumerate", instance)
     assert reference.solution is not None
@@ -231,14 +235,15 @@ def test_the_pair_with_the_most_open_pairs_within_goes_first_with_their_reach() 
         within = [p for p in decomposition.open_points() if p.within(point)]
         assert all(len(within) >= sum(q.within(p) for q in decomposition.open_points()) for p in free)
         task = decomposition._task(point, None)
-        assert task.reach == max(decomposition.cutoff(p) for p in within) >= task.cutoff
+        assert task.reach == tuple(sorted(decomposition.cutoff(p) for p in within))
+        assert max(task.reach) >= task.cutoff
         busy.append(point)
     assert len(busy) == len(opened) >= 4
     assert len(decomposition.open_within(busy[0])) > len(decomposition.open_within(busy[-1])) == 1
 
 
 def test_a_pair_solved_with_a_reach_records_its_root_bound_for_the_pairs_within_it() -> None:
-    """A task with a cutoff at 0.8 of the largest pair's optimum and an infinite reach: the pair is
+    """A task with a cutoff at 0.8 of the largest pair's optimum and a reach up to it: the pair is
     settled, and its lower bound, which the decomposition raises at every pair within it, is the
     root's bound, valid at each of them and above the cutoff on some instances (without the reach
     it stops near the cutoff)."""
@@ -252,7 +257,7 @@ def test_a_pair_solved_with_a_reach_records_its_root_bound_for_the_pairs_within_
         best = run("enumerate", decomposition.fixed(top)).objective
         assert best is not None
         lowers = []
-        for reach in (None, math.inf):
+        for reach in ((), tuple(f * best for f in REACH)):
             task = PairTask(top.act_bytes, top.weight_bytes, 0.8 * best, None, None, reach=reach)
             outcome = decomposition.solver.solve(task)
             assert outcome.settled, (seed, reach)
