@@ -96,7 +96,11 @@ a machine running two proofs on its two cores), once without a reach and once wi
 settled in 388 s without (bound 8.546e8) and in 1,373 s with (8.540e8), each settling the same
 1 pair within; and the 448/792 KB pair (49 within) of the next run priced for an hour at the
 pricing's tolerance, its master LP at 9.43e8 and its level 1.157e9 (the incumbent's objective,
-below its reach). Hence the cap at the LP value.
+below its reach). Hence the cap at the LP value. With it, the same 576/720 KB solve (same ledger,
+same machine load) was settled in 1,438 s with its bound at 8.838e8, settling 2 pairs within
+(without a reach, on this code: 362 s, 8.546e8, 1 within). One more pair for about 1,070 s is no
+clear gain over solving that pair on its own, which starts from this pair's inner point; whether
+the reach pays on the maximal pairs, whose within pairs are many, is not measured.
 
 Running order
 -------------
