@@ -34,7 +34,7 @@ same tolerance settles a node by a partition (:meth:`BranchAndPrice._meets`) and
 the capacity decomposition by its bound, so a proven :math:`U` is optimal up to it.
 
 An earlier prune level, :math:`U` less the pricing's tolerance :math:`\epsilon |U|` alone,
-asked more of a node than any proof here gives: on RandWire-A's 640 KB co-exploration
+asked more of a node than the rest of the proof gives: on RandWire-A's 640 KB co-exploration
 pair (energy, shared buffer; :math:`n` = 253, :math:`U` = 1.0248e9 pJ) it is 102 pJ below
 :math:`U`, against 2.6e4 pJ for :math:`n \epsilon |U|`. A node whose LP optimum is at or
 just below :math:`U` (the least bound of that tree's closed nodes is 1.2 pJ below it; its
