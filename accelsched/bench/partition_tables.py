@@ -7,6 +7,8 @@ Usage::
     python -m accelsched.bench.partition_tables coexplore [--workloads resnet50,...] [--time-limit 300]
         [--designs shared,separate] [--threads 1] [--ledger-dir DIR]
     python -m accelsched.bench.partition_tables ledger --ledger-dir DIR [--workloads ...] [--designs ...]
+    python -m accelsched.bench.partition_tables merge --ledger-dir DIR --from-dir OTHER [--base-dir BASE]
+        [--workloads ...] [--designs ...]
     (both: --out-dir bench/results, --seed 0; the GA runs its published 20 x 500)
 
 Protocol
@@ -35,7 +37,9 @@ bound, the best partition) in a pair ledger per workload and design, which the n
 with the same directory starts from; ``--designs`` and ``--workloads`` choose the rows, and
 ``--merge`` puts them into the committed table. *ledger* prints where each proof stands: the
 incumbent, the bound, and per pair still open or solved its bound, its cutoff, how far the bound
-is short of it and the time spent.
+is short of it and the time spent. *merge* puts a proof divided between runs back together: the
+pairs another run (another process or machine, started from a copy of ``--base-dir``'s ledgers)
+solved go into ``--ledger-dir``'s, each pair keeping the higher bound.
 
 Every number comes from :func:`accelsched.registry.run_method`: the solution
 passed the problem's ``check`` and was re-evaluated by the shared cost model.
@@ -63,7 +67,7 @@ import numpy as np
 from accelsched.errors import InputError
 from accelsched.formulations import partition_capacity
 from accelsched.formulations.partition_branch import ProofSettings
-from accelsched.formulations.partition_ledger import open_ledger, with_ledger
+from accelsched.formulations.partition_ledger import Ledger, open_ledger, with_ledger
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution, make_instance
@@ -385,6 +389,47 @@ def ledger_report(workloads: Sequence[str], designs: Sequence[str], ledger_dir: 
     return "\n".join(lines)
 
 
+def merge_ledgers(
+    workloads: Sequence[str], designs: Sequence[str], ledger_dir: Path, from_dir: Path, base_dir: Path | None
+) -> str:
+    """Merge the pair ledgers of ``from_dir`` into those of ``ledger_dir`` (the *merge* command).
+
+    A proof divided between runs, each from a copy of ``base_dir``'s ledgers (processes or machines
+    solving different pairs), is put back together: per workload and design,
+    :meth:`~accelsched.formulations.partition_ledger.Ledger.merge` takes the pairs the other run
+    solved beyond the base and its partition when better. The ledgers are written once every merge
+    has been accepted (none when one is refused), each never half-written. Without ``base_dir`` (or
+    without a base ledger there), every pair of the other ledger counts as solved by its run.
+    Returns one line per workload and design.
+
+    Raises
+    ------
+    InputError
+        A ledger is refused, or one is for another instance or did not start from its base.
+    """
+    lines, merged = [], []
+    for design in designs:
+        acc = load_accelerator(DESIGN_PRESETS[design])
+        for name in workloads:
+            file = _ledger_name(name, design)
+            if not (from_dir / file).exists():
+                lines.append(f"{name} ({design}): no ledger at {from_dir / file}, nothing merged")
+                continue
+            instance = make_instance(load_workload(name), acc, COEXPLORE_OPTIONS)
+            into, other = Ledger(ledger_dir / file, instance), Ledger(from_dir / file, instance)
+            base = None if base_dir is None or not (base_dir / file).exists() else Ledger(base_dir / file, instance)
+            taken = into.merge(other, base)
+            merged.append(into)
+            pairs = ", ".join(f"{act // 1024}/{weight // 1024}" for act, weight in taken) or "none"
+            lines.append(
+                f"{name} ({design}): {len(taken)} pairs taken from {from_dir / file} (KB: {pairs}); "
+                f"incumbent {into.objective:.7g}"
+            )
+    for into in merged:  # each merge checked first: a refused one writes none of them
+        into.save()
+    return "\n".join(lines)
+
+
 def _coexplore_markdown(rows: list[Row], options: SolveOptions) -> str:
     methods = list(dict.fromkeys(r.method for r in rows))
     lines = [
@@ -510,7 +555,7 @@ def _show_pairs() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one table and write it."""
     parser = argparse.ArgumentParser(prog="python -m accelsched.bench.partition_tables", description=__doc__)
-    parser.add_argument("table", choices=["fig11", "coexplore", "ledger", "render"])
+    parser.add_argument("table", choices=["fig11", "coexplore", "ledger", "merge", "render"])
     parser.add_argument("results", nargs="?", help="render: a partition_<table>.json to redraw as Markdown")
     parser.add_argument("--workloads", default=None, help="comma-separated (default: the paper's)")
     parser.add_argument("--time-limit", type=float, default=300.0, help="per exact solve and per heuristic, s")
@@ -528,6 +573,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--ledger-dir", default=None, help="coexplore: keep a pair ledger per workload and design here, to resume"
     )
+    parser.add_argument("--from-dir", default=None, help="merge: the ledgers of another run, merged into --ledger-dir")
+    parser.add_argument("--base-dir", default=None, help="merge: the ledgers that other run started from")
     args = parser.parse_args(argv)
     designs = tuple(d for d in args.designs.split(",") if d)
     unknown = sorted(set(designs) - set(DESIGNS))
@@ -551,6 +598,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         workloads = args.workloads.split(",") if args.workloads else COEXPLORE_WORKLOADS
         try:
             print(ledger_report(workloads, designs, Path(args.ledger_dir)))
+        except InputError as exc:
+            parser.exit(2, f"{parser.prog}: error: {exc.one_line()}\n")
+    elif args.table == "merge":
+        if args.ledger_dir is None or args.from_dir is None:
+            parser.error("merge needs --ledger-dir (merged into) and --from-dir (merged from)")
+        workloads = args.workloads.split(",") if args.workloads else COEXPLORE_WORKLOADS
+        base_dir = None if args.base_dir is None else Path(args.base_dir)
+        try:
+            print(merge_ledgers(workloads, designs, Path(args.ledger_dir), Path(args.from_dir), base_dir))
         except InputError as exc:
             parser.exit(2, f"{parser.prog}: error: {exc.one_line()}\n")
     elif args.table == "fig11":

@@ -379,6 +379,74 @@ class Ledger:
         if value < self.objective:
             self.incumbent, self.objective = solution, value
 
+    def merge(self, other: Ledger, base: Ledger | None = None) -> tuple[tuple[int, int], ...]:
+        """Take in what another run proved: the pairs it solved and its partition when better.
+
+        A proof divided between runs (processes or machines, each from a copy of one ledger, each
+        solving pairs the others do not) is put back together here. Every recorded bound is a bound
+        of the instance whatever run proved it, so merging is sound in any order: each pair keeps
+        the higher bound. ``base`` is the ledger both runs started from (None: an empty one); a pair
+        counts as solved by ``other`` when it spent time on it beyond ``base``, and only that time is
+        added. The subgraphs, inner point and tree of a pair solved by both runs are those of the run
+        whose bound is higher (this ledger's on a tie); the better inner point is kept either way.
+
+        Parameters
+        ----------
+        other
+            A ledger of the same instance.
+        base
+            The ledger ``other``'s run started from, or None.
+
+        Returns
+        -------
+        tuple of (int, int)
+            The pairs taken from ``other`` (activation and weight bytes), sorted.
+
+        Raises
+        ------
+        InputError
+            ``other`` is this ledger's file, ``other`` or ``base`` is for another instance, or
+            ``other`` spent less time on a pair than ``base`` records (it did not start from ``base``).
+        """
+        if other.path.resolve() == self.path.resolve():
+            raise self._refuse("cannot merge a ledger into itself", "merge the ledger of another run")
+        for ledger in (other, base):
+            if ledger is not None and ledger.digest != self.digest:
+                raise self._refuse(
+                    f"cannot merge {ledger.path} into it: that ledger is for another instance",
+                    "merge ledgers of one instance",
+                )
+        taken = []
+        for key, pair in sorted(other.pairs.items()):
+            before = None if base is None else base.pairs.get(key)
+            spent = pair.seconds - (0.0 if before is None else before.seconds)
+            if spent < -0.05:  # seconds are written to 0.1 s
+                raise self._refuse(
+                    f"cannot merge {other.path}: it spent {pair.seconds:.1f} s on pair {key[0]}/{key[1]} B, less than "
+                    f"the {before.seconds if before else 0.0:.1f} s of {base.path if base else 'no base'}",
+                    "give as base the ledger that run started from",
+                )
+            if before is not None and spent <= 0.05 and pair.lower <= before.lower:
+                continue  # the base's entry, untouched by the other run
+            mine = self.pairs.get(key)
+            if mine is None:  # the time the base records is then the other run's too
+                mine = PairBound(*key, -math.inf, 0.0 if before is None else before.seconds, pair.code)
+            theirs_better = pair.lower > mine.lower
+            self.pairs[key] = PairBound(
+                *key,
+                max(pair.lower, mine.lower),
+                mine.seconds + max(spent, 0.0),
+                pair.code if theirs_better else mine.code,
+            )
+            if theirs_better:
+                self.columns[key] = other.columns.get(key, ())
+                keep_last_tree(self.trees, key, other.trees.get(key))
+            keep_better_inner(self.inner, key, other.inner.get(key))
+            taken.append(key)
+        if other.incumbent is not None:
+            self.offer(other.incumbent, other.objective)
+        return tuple(taken)
+
     def save(self) -> None:
         """Write the ledger (a temporary file renamed over it: never half-written)."""
         incumbent = None

@@ -233,3 +233,46 @@ def test_the_ledger_table_needs_a_directory_and_a_ledger_it_accepts(
         partition_tables.main(["ledger", "--ledger-dir", str(tmp_path), "--workloads", "random:4:2"])
     err = capsys.readouterr().err
     assert caught.value.code == 2 and "not a pair ledger" in err and "Traceback" not in err
+
+
+def test_merge_puts_the_pairs_another_run_solved_into_the_ledger(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The pairs a run from a copy of the base solved go into the ledger (the base's untouched ones are
+    not taken again); a workload without a ledger in the other directory is said so; merging a ledger
+    into itself, or a base the other run did not start from, exits 2 without a traceback, writing nothing."""
+    workload = "random:8:1"
+    instance = make_instance(load_workload(workload), load_accelerator("cocco-simba-shared"), COCCO_ENERGY)
+    name = partition_tables._ledger_name(workload, "shared")
+    small, middle, large = (instance.act_candidates_bytes[i] for i in (0, 2, -1))
+    dirs = {key: tmp_path / key for key in ("base", "mine", "theirs", "ahead")}
+    for key, seconds in (("base", 3.0), ("mine", 3.0), ("theirs", 3.0), ("ahead", 8.0)):
+        ledger = Ledger(dirs[key] / name, instance)
+        ledger.record(small, 0, 5e11, seconds, "abc")
+        if key in ("mine", "theirs"):
+            ledger.record(middle if key == "mine" else large, 0, 1e12, 10.0, key)
+        ledger.save()
+    argv = ["merge", "--ledger-dir", str(dirs["mine"]), "--designs", "shared", "--workloads", f"{workload},random:8:2"]
+    assert partition_tables.main([*argv, "--from-dir", str(dirs["theirs"]), "--base-dir", str(dirs["base"])]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (
+        f"{workload} (shared): 1 pairs taken from {dirs['theirs'] / name} (KB: {large // 1024}/0); incumbent inf"
+    )
+    assert lines[1].startswith("random:8:2 (shared): no ledger at ") and lines[1].endswith("nothing merged")
+    merged = Ledger(dirs["mine"] / name, instance).pairs
+    assert {key: (pair.lower, pair.seconds) for key, pair in merged.items()} == {
+        (small, 0): (5e11, 3.0),
+        (middle, 0): (1e12, 10.0),
+        (large, 0): (1e12, 10.0),
+    }
+    written = (dirs["mine"] / name).read_text()
+    for bad, message in (
+        (["--from-dir", str(dirs["mine"])], "cannot merge a ledger into itself"),
+        (["--from-dir", str(dirs["theirs"]), "--base-dir", str(dirs["ahead"])], "less than"),
+        ([], "merge needs --ledger-dir (merged into) and --from-dir (merged from)"),
+    ):
+        with pytest.raises(SystemExit) as caught:
+            partition_tables.main([*argv, *bad])
+        err = capsys.readouterr().err
+        assert caught.value.code == 2 and message in err and "Traceback" not in err
+    assert (dirs["mine"] / name).read_text() == written

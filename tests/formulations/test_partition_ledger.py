@@ -7,6 +7,7 @@ import dataclasses
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 from functools import partial
@@ -501,3 +502,102 @@ def test_a_methods_final_partition_goes_into_the_ledger_when_better(tmp_path: Pa
     for other in (singletons(instance), None, dataclasses.replace(best, subgraphs=best.subgraphs[1:])):
         keep_final(again, other)
         assert Ledger(path, instance).incumbent == best
+
+
+def solve_pairs(points: CapacityDecomposition, keys: set[tuple[int, int]]) -> None:
+    """Solve the pairs of ``keys`` still open, one after another, as a run would (written to its ledger)."""
+    for point in points.open_points():
+        still = any(point is other for other in points.open_points())
+        if still and (point.act_bytes, point.weight_bytes) in keys:
+            task = points._task(point, None)
+            points._apply(point, task, points.solver.solve(task))
+
+
+def copies(source: Path, *names: str) -> list[Path]:
+    """Copies of a ledger file, as the runs of a divided proof start from."""
+    paths = [source.with_name(name) for name in names]
+    for path in paths:
+        shutil.copyfile(source, path)
+    return paths
+
+
+@pytest.mark.parametrize("seed", [1, 2, 13, 14])  # two or three pairs left open by one round
+def test_a_proof_divided_between_two_runs_and_merged_goes_on_to_the_enumeration_optimum(
+    seed: int, tmp_path: Path
+) -> None:
+    """Two runs from one ledger each solve half of its open pairs; the second's ledger merged into the
+    first's keeps every pair's higher bound, counts each run's time once and the better incumbent:
+    no pair settled by either is open after the merge, and a run from it reaches the optimum."""
+    instance = instance_of(seed)
+    reference = run("enumerate", instance).objective
+    assert reference is not None
+    base_path = tmp_path / "base.json"
+    decomposition(instance, Ledger(base_path, instance), rounds=1).run(None)
+    halves = copies(base_path, "a.json", "b.json")
+    keys = [(p.act_bytes, p.weight_bytes) for p in decomposition(instance, Ledger(base_path, instance)).open_points()]
+    assert len(keys) >= 2, "the instance leaves pairs to divide"
+    runs = [decomposition(instance, Ledger(path, instance)) for path in halves]
+    for half, points in enumerate(runs):
+        solve_pairs(points, set(keys[half::2]))
+    base, first, second = (Ledger(path, instance) for path in (base_path, *halves))
+    assert first.pairs != base.pairs and second.pairs != base.pairs
+
+    into = Ledger(halves[0], instance)
+    taken = into.merge(second, base)
+    into.save()
+    merged = Ledger(halves[0], instance)
+    assert set(taken) == {key for key, pair in second.pairs.items() if base.pairs.get(key) != pair}
+    for key in {*first.pairs, *second.pairs}:
+        bounds = [ledger.pairs[key].lower for ledger in (first, second) if key in ledger.pairs]
+        assert merged.pairs[key].lower == max(bounds)
+
+    def spent(ledger: Ledger) -> float:
+        return sum(pair.seconds for pair in ledger.pairs.values())
+
+    assert merged.objective == min(first.objective, second.objective)
+    assert spent(merged) == pytest.approx(spent(first) + spent(second) - spent(base), abs=0.1 * len(keys))
+    opened = [{(p.act_bytes, p.weight_bytes) for p in points.open_points()} for points in runs]
+    resumed = decomposition(instance, merged)
+    assert {(p.act_bytes, p.weight_bytes) for p in resumed.open_points()} <= opened[0] & opened[1]
+    outcome = resumed.run(None)
+    assert outcome.complete and same(outcome.bound, reference)
+
+
+def test_a_pair_solved_by_both_runs_keeps_what_the_higher_bound_came_with(tmp_path: Path) -> None:
+    """Merged, a pair both runs solved has the higher bound with that run's subgraphs, tree and code
+    (this ledger's on a tie), the better inner point and the time of both; the pairs the other run did
+    not solve beyond the base are not taken."""
+    instance, base_path = written_ledger(tmp_path)
+    base = Ledger(base_path, instance)
+    pair = next(iter(base.pairs.values()))
+    key, n = (pair.act_bytes, pair.weight_bytes), instance.n_layers
+    tree = a_tree(instance, 8.0)
+    better, worse = InnerPoint((1.0,) * n, pair.lower + 10), InnerPoint((0.0,) * n, 1.0)
+    for theirs, expected_tree, expected_columns, code in (
+        (pair.lower + 2, None, (), "theirs"),
+        (pair.lower + 1, tree, ((0,),), "mine"),
+    ):
+        mine, other = (Ledger(path, instance) for path in copies(base_path, "mine.json", "other.json"))
+        mine.record(*key, pair.lower + 1, 10.0, "mine", ((0,),), worse, tree)
+        other.record(*key, theirs, 4.0, "theirs", (), better, None)
+        assert mine.merge(other, base) == (key,)
+        merged = mine.pairs[key]
+        assert merged.lower == max(theirs, pair.lower + 1) and merged.seconds == pytest.approx(pair.seconds + 14.0)
+        assert mine.trees.get(key) == expected_tree and mine.columns[key] == expected_columns
+        assert mine.inner[key] == better and merged.code == code
+
+
+def test_a_merge_is_refused_for_another_instance_another_base_or_the_same_file(tmp_path: Path) -> None:
+    instance, path = written_ledger(tmp_path)
+    ledger = Ledger(path, instance)
+    with pytest.raises(InputError, match="into itself"):
+        ledger.merge(Ledger(path, instance))
+    other_instance = dataclasses.replace(instance, alpha=instance.alpha * 2 + 0.5)
+    with pytest.raises(InputError, match="for another instance"):
+        ledger.merge(Ledger(tmp_path / "other.json", other_instance))
+    ahead, elsewhere = (Ledger(copy, instance) for copy in copies(path, "ahead.json", "elsewhere.json"))
+    pair = next(iter(ahead.pairs.values()))
+    ahead.record(pair.act_bytes, pair.weight_bytes, pair.lower, 5.0, pair.code)
+    with pytest.raises(InputError, match="less than") as caught:
+        ledger.merge(elsewhere, ahead)
+    assert "give as base the ledger that run started from" in caught.value.fix
