@@ -186,6 +186,7 @@ with that bound.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -225,6 +226,10 @@ __all__ = [
     "ColumnGeneration",
     "proof_tolerance",
 ]
+
+LOGGER = logging.getLogger(__name__)
+"""A root's column generation with a reach, at its end (INFO): its bound and when it passed its cutoff,
+so that each run's log shows what the pricing on to the reach cost."""
 
 DEFAULT_ROUNDS = 100_000
 """Default largest number of pricing rounds."""
@@ -431,6 +436,10 @@ class ColumnGeneration:
         master is optimal then, nor, with fixed capacities, after (branching takes over at once)."""
         self.exact_s: float | None = None
         """Seconds the last exact round took (its pricing MILP and steps; None before the first)."""
+        self.settled_s: float | None = None
+        """Seconds into :meth:`run` at which its bound first settled the root (:meth:`settled`), or None:
+        with a reach, the rest of the root's time is what pricing on to the reach cost."""
+        self._run_start: float | None = None
         self._start_inside(start)
 
     def _start_inside(self, start: InnerPoint | None) -> None:
@@ -530,7 +539,8 @@ class ColumnGeneration:
         With a ``reach``, the pricing goes on past :meth:`settled` until the bound passes
         :meth:`reach_level` at the master's LP value or the master is optimal (or the time or the
         round limit stops it); a bound past :meth:`prune_level` then completes the work without a
-        listing.
+        listing. Its end is logged (:data:`LOGGER`), with when the bound passed the cutoff
+        (:attr:`settled_s`): the time after it is what the reach cost.
 
         Parameters
         ----------
@@ -541,6 +551,24 @@ class ColumnGeneration:
             proof, may run (default: ``deadline``; a later one lets a listing started before
             ``deadline`` go on).
         """
+        self._run_start = time.perf_counter()
+        if self.settled():  # by the inner point it starts from
+            self.settled_s = 0.0
+        outcome = self._root(deadline, listing_deadline)
+        if self.reach:
+            LOGGER.info(
+                "root with a reach: %s, bound %.7g after %.1f s, %s; reach level %.7g",
+                "complete" if outcome.complete else "open",
+                -math.inf if self.bound is None else self.bound,
+                time.perf_counter() - self._run_start,
+                "cutoff not passed" if self.settled_s is None else f"cutoff passed after {self.settled_s:.1f} s",
+                self.reach_level(),
+            )
+        self._run_start = None
+        return outcome
+
+    def _root(self, deadline: float | None, listing_deadline: float | None) -> Outcome:
+        """The work of :meth:`run`."""
         listing_deadline = deadline if listing_deadline is None else listing_deadline
         if self.reached():
             return self._done()
@@ -974,6 +1002,8 @@ class ColumnGeneration:
         when they are ``feasible`` (the pricing proved every missing column's reduced cost
         non-negative) and their bound is the best of such duals."""
         self.bound = bound if self.bound is None else max(self.bound, bound)
+        if self.settled_s is None and self._run_start is not None and self.settled():
+            self.settled_s = time.perf_counter() - self._run_start
         if feasible and (self.inner_bound is None or bound > self.inner_bound):
             self.inner, self.inner_bound = tuple(float(v) for v in duals), bound
 

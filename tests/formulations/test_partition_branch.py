@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import logging
 import math
 import random
 import re
@@ -312,7 +313,7 @@ def test_a_cutoff_below_the_optimum_is_proven_with_steps_to_the_level(monkeypatc
     assert sum(stepped) >= 3, (sum(stepped), len(stepped))
 
 
-def test_a_reach_prices_the_root_past_its_cutoff_to_the_lp_optimum() -> None:
+def test_a_reach_prices_the_root_past_its_cutoff_to_the_lp_optimum(caplog: pytest.LogCaptureFixture) -> None:
     """With a cutoff at 0.8 of brute force's optimum the root settles as soon as its bound passes it.
     With a reach at the LP optimum over every column (the capacity decomposition's, for the pairs
     within a pair) its pricing goes on to it: the bound is the LP optimum (the complete enumeration's
@@ -320,8 +321,10 @@ def test_a_reach_prices_the_root_past_its_cutoff_to_the_lp_optimum() -> None:
     still at most the optimum, and the work ends complete without a listing. Without the reach the
     bound is lower on two of these instances (their LP is fractional). A reach above the first
     master's LP value changes nothing: no bound can pass it (the LP value only falls), so the root
-    stops where it does without one."""
+    stops where it does without one. Each root records when its bound passed the cutoff, and one with
+    a reach logs it at its end, with its bound."""
     lower = 0
+    caplog.set_level(logging.INFO, logger=partition_colgen.__name__)
     for seed, act in BRANCHING:
         instance = woven(seed, act)
         best, _ = brute_force(instance)
@@ -330,8 +333,17 @@ def test_a_reach_prices_the_root_past_its_cutoff_to_the_lp_optimum() -> None:
         outcomes = []
         for reach in ((), (optimum,), (2.0 * first,)):
             table = VariantTable(instance, enumerate_columns(instance, budget=1))
-            outcome = ColumnGeneration(table, None, cutoff=0.8 * best, reach=reach).run(None)
+            generation = ColumnGeneration(table, None, cutoff=0.8 * best, reach=reach)
+            caplog.clear()
+            start = time.perf_counter()
+            outcome = generation.run(None)
+            elapsed = time.perf_counter() - start
             assert outcome.complete and outcome.listed == 0 and outcome.bound is not None, (seed, act, reach)
+            assert generation.settled_s is not None and 0.0 <= generation.settled_s <= elapsed
+            logged = [record.getMessage() for record in caplog.records]
+            assert len(logged) == (1 if reach else 0), logged
+            assert not reach or logged[0].startswith(f"root with a reach: complete, bound {outcome.bound:.7g} after ")
+            assert not reach or f"cutoff passed after {generation.settled_s:.1f} s" in logged[0]
             outcomes.append(outcome)
         plain, reached, beyond = (outcome.bound for outcome in outcomes)
         assert plain is not None and reached is not None and beyond is not None
