@@ -416,7 +416,7 @@ class Ledger:
                     f"cannot merge {ledger.path} into it: that ledger is for another instance",
                     "merge ledgers of one instance",
                 )
-        taken = []
+        solved = []  # checked before anything changes: a refused merge leaves this ledger as it was
         for key, pair in sorted(other.pairs.items()):
             before = None if base is None else base.pairs.get(key)
             spent = pair.seconds - (0.0 if before is None else before.seconds)
@@ -426,8 +426,9 @@ class Ledger:
                     f"the {before.seconds if before else 0.0:.1f} s of {base.path if base else 'no base'}",
                     "give as base the ledger that run started from",
                 )
-            if before is not None and spent <= 0.05 and pair.lower <= before.lower:
-                continue  # the base's entry, untouched by the other run
+            if before is None or spent > 0.05 or pair.lower > before.lower:  # not the base's entry, untouched
+                solved.append((key, pair, before, spent))
+        for key, pair, before, spent in solved:
             mine = self.pairs.get(key)
             if mine is None:  # the time the base records is then the other run's too
                 mine = PairBound(*key, -math.inf, 0.0 if before is None else before.seconds, pair.code)
@@ -442,10 +443,9 @@ class Ledger:
                 self.columns[key] = other.columns.get(key, ())
                 keep_last_tree(self.trees, key, other.trees.get(key))
             keep_better_inner(self.inner, key, other.inner.get(key))
-            taken.append(key)
         if other.incumbent is not None:
             self.offer(other.incumbent, other.objective)
-        return tuple(taken)
+        return tuple(key for key, *_ in solved)
 
     def save(self) -> None:
         """Write the ledger (a temporary file renamed over it: never half-written)."""

@@ -596,8 +596,12 @@ def test_a_merge_is_refused_for_another_instance_another_base_or_the_same_file(t
     with pytest.raises(InputError, match="for another instance"):
         ledger.merge(Ledger(tmp_path / "other.json", other_instance))
     ahead, elsewhere = (Ledger(copy, instance) for copy in copies(path, "ahead.json", "elsewhere.json"))
-    pair = next(iter(ahead.pairs.values()))
+    pair = max(ahead.pairs.values(), key=lambda pair: (pair.act_bytes, pair.weight_bytes))
     ahead.record(pair.act_bytes, pair.weight_bytes, pair.lower, 5.0, pair.code)
+    smallest = (instance.act_candidates_bytes[0], 0 if instance.shared else instance.weight_candidates_bytes[0])
+    assert smallest < (pair.act_bytes, pair.weight_bytes)
+    elsewhere.record(*smallest, 1e15, 7.0, "elsewhere")  # merged first, were the merge not checked first
     with pytest.raises(InputError, match="less than") as caught:
         ledger.merge(elsewhere, ahead)
     assert "give as base the ledger that run started from" in caught.value.fix
+    assert ledger.pairs == Ledger(path, instance).pairs
