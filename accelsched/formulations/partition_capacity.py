@@ -99,8 +99,13 @@ pricing's tolerance, its master LP at 9.43e8 and its level 1.157e9 (the incumben
 below its reach). Hence the cap at the LP value. With it, the same 576/720 KB solve (same ledger,
 same machine load) was settled in 1,438 s with its bound at 8.838e8, settling 2 pairs within
 (without a reach, on this code: 362 s, 8.546e8, 1 within). One more pair for about 1,070 s is no
-clear gain over solving that pair on its own, which starts from this pair's inner point; whether
-the reach pays on the maximal pairs, whose within pairs are many, is not measured.
+clear gain over solving that pair on its own, which starts from this pair's inner point. On a
+maximal pair it paid: 832/360 KB (38 open within, cutoff 8.535e8, its master's LP about 9.96e8, so
+its level the highest cutoff within below that, 9.93e8) was settled in 5,446 s with its bound at
+its LP optimum, 9.961e8, and 12 pairs within it with it, where each pair settled by its own solve
+in that ledger took 347-7,434 s. A pair with a small activation buffer gained less: 128/432 KB (4
+within, its LP 1.32e9 an hour in, level 1.288e9 then) was settled in 4,072 s at 1.235e9, with 1
+within. (Both on one core each, for the first 70 minutes beside a third process.)
 
 Running order
 -------------
