@@ -387,8 +387,8 @@ class Ledger:
         of the instance whatever run proved it, so merging is sound in any order: each pair keeps
         the higher bound. ``base`` is the ledger both runs started from (None: an empty one); a pair
         counts as solved by ``other`` when it spent time on it beyond ``base``, and only that time is
-        added. The subgraphs, inner point and tree of a pair solved by both runs are those of the run
-        whose bound is higher (this ledger's on a tie); the better inner point is kept either way.
+        added. The subgraphs, tree and code of a pair solved by both runs are those of the run whose
+        bound is higher (this ledger's on a tie); its inner point is the one of higher bound.
 
         Parameters
         ----------
