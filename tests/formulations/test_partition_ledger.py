@@ -539,8 +539,8 @@ def test_a_proof_divided_between_two_runs_and_merged_goes_on_to_the_enumeration_
     runs = [decomposition(instance, Ledger(path, instance)) for path in halves]
     for half, points in enumerate(runs):
         solve_pairs(points, set(keys[half::2]))
+    assert all(points.solved >= 1 for points in runs), "each run solves a pair"  # its time may round to 0.0 s
     base, first, second = (Ledger(path, instance) for path in (base_path, *halves))
-    assert first.pairs != base.pairs and second.pairs != base.pairs
 
     into = Ledger(halves[0], instance)
     taken = into.merge(second, base)
