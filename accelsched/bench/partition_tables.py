@@ -421,9 +421,9 @@ def merge_ledgers(
             taken = into.merge(other, base)
             merged.append(into)
             pairs = ", ".join(f"{act // 1024}/{weight // 1024}" for act, weight in taken) or "none"
+            count = f"{len(taken)} pair{'' if len(taken) == 1 else 's'}"
             lines.append(
-                f"{name} ({design}): {len(taken)} pairs taken from {from_dir / file} (KB: {pairs}); "
-                f"incumbent {into.objective:.7g}"
+                f"{name} ({design}): {count} taken from {from_dir / file} (KB: {pairs}); incumbent {into.objective:.7g}"
             )
     for into in merged:  # each merge checked first: a refused one writes none of them
         into.save()

@@ -256,7 +256,7 @@ def test_merge_puts_the_pairs_another_run_solved_into_the_ledger(
     assert partition_tables.main([*argv, "--from-dir", str(dirs["theirs"]), "--base-dir", str(dirs["base"])]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == (
-        f"{workload} (shared): 1 pairs taken from {dirs['theirs'] / name} (KB: {large // 1024}/0); incumbent inf"
+        f"{workload} (shared): 1 pair taken from {dirs['theirs'] / name} (KB: {large // 1024}/0); incumbent inf"
     )
     assert lines[1].startswith("random:8:2 (shared): no ledger at ") and lines[1].endswith("nothing merged")
     merged = Ledger(dirs["mine"] / name, instance).pairs
