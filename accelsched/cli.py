@@ -26,10 +26,13 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from accelsched.errors import AccelschedError, InfeasibleSolution, InputError
 from accelsched.hardware.cost.report import CostReport
+
+if TYPE_CHECKING:
+    from accelsched.problems.partition import PartitionInstance
 
 __all__ = ["main"]
 
@@ -96,6 +99,16 @@ def _parser() -> _Parser:
                 help=(
                     "partition co-exploration, exact methods: a pair ledger to resume the capacity decomposition "
                     "from and record each solved pair in (created if missing)"
+                ),
+            )
+            p.add_argument(
+                "--pairs",
+                default=None,
+                metavar="ACT/WEIGHT,...",
+                help=(
+                    "with --ledger: solve only these pairs of candidates (KB; weight 0 with a shared buffer), "
+                    "this run's share of a proof divided between runs, each on a copy of one ledger "
+                    "(put together with 'python -m accelsched.bench.partition_tables merge')"
                 ),
             )
         else:
@@ -357,6 +370,22 @@ def _options(args: argparse.Namespace, problem: str) -> dict[str, str]:
     return out
 
 
+def _share(text: str, instance: PartitionInstance) -> frozenset[tuple[int, int]]:
+    """The pairs of ``--pairs`` (``ACT/WEIGHT`` in KB, comma-separated) in bytes, checked against the
+    instance's pairs of candidates."""
+    from accelsched.formulations.partition_capacity import check_share
+
+    pairs = set()
+    for item in text.split(","):
+        act, sep, weight = item.strip().partition("/")
+        if not (sep and act.isdigit() and weight.isdigit()):
+            raise InputError(
+                f"bad pair {item.strip()!r}", "--pairs", "write ACT/WEIGHT in KB, comma-separated, e.g. 512/504,576/432"
+            )
+        pairs.add((int(act) * 1024, int(weight) * 1024))
+    return check_share(instance, pairs)
+
+
 def _cmd_solve_or_gap(args: argparse.Namespace) -> int:
     from accelsched.hardware import load_accelerator
     from accelsched.models.registry import load_workload
@@ -376,8 +405,16 @@ def _cmd_solve_or_gap(args: argparse.Namespace) -> int:
         if args.ledger is not None:
             from accelsched.formulations.partition_ledger import open_ledger, with_ledger
 
-            method = with_ledger(method, args.ledger)
+            ledgered = with_ledger(method, args.ledger)  # a method without a ledger is refused first
             open_ledger(args.ledger, instance)  # a refused ledger stops the run before any warm start
+            share = None if args.pairs is None else _share(args.pairs, instance)
+            method = ledgered if share is None else with_ledger(method, args.ledger, share)
+        elif args.pairs is not None:
+            raise InputError(
+                "--pairs gives a run its share of a proof divided between runs, which only a pair ledger keeps",
+                "--pairs",
+                "give --ledger FILE too: each run a copy of one ledger, merged afterwards",
+            )
         warm = None
         if args.warm_start:
             warm = _warm_start(args.warm_start, problem, instance, options)

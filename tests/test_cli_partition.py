@@ -168,6 +168,41 @@ def test_solve_resumes_from_a_pair_ledger(
     assert "capacity decomposition: 0 of" in again["stats"]["native_status"]
 
 
+def test_solve_given_pairs_solves_only_those_into_its_ledger(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--pairs`` gives the run its share of a divided proof: it solves those pairs alone (said in the
+    note) and records only them in its ledger."""
+    monkeypatch.setattr(partition_milp, "DECOMPOSE_COLUMNS", 0)
+    ledger = tmp_path / "ledger.json"
+    argv = ("solve", "partition", *CO_EXPLORATION, "--method", "milp-highs", "--ledger", str(ledger), "--json")
+    code, out, _ = run(capsys, *argv, "--pairs", "192/0, 3072/0")
+    assert code == 0
+    note = json.loads(out)["stats"]["native_status"]
+    assert "this run solves only the pairs given (KB: 192/0, 3072/0)" in note
+    recorded = {(entry["act_bytes"], entry["weight_bytes"]) for entry in json.loads(ledger.read_text())["pairs"]}
+    assert recorded and recorded <= {(192 * 1024, 0), (3072 * 1024, 0)}
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (("--pairs", "192/0"), "--pairs gives a run its share of a proof divided between runs"),
+        (("--ledger", "LEDGER", "--pairs", "192-0"), "bad pair '192-0'"),
+        (("--ledger", "LEDGER", "--pairs", "100/0"), "pair 100/0 KB (102400/0 B) is not a pair of candidates"),
+        (("--ledger", "LEDGER", "--pairs", "192/64"), "the shared candidates are 128, 192,"),
+    ],
+)
+def test_pairs_a_run_cannot_solve_are_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, extra: tuple[str, ...], message: str
+) -> None:
+    ledger = tmp_path / "ledger.json"
+    extra = tuple(str(ledger) if arg == "LEDGER" else arg for arg in extra)
+    code, out, err = run(capsys, "solve", "partition", *CO_EXPLORATION, "--method", "milp-highs", *extra)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and not out
+    assert not ledger.exists()
+
+
 @pytest.mark.parametrize(
     ("method", "options", "message"),
     [

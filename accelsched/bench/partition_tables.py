@@ -38,7 +38,8 @@ with the same directory starts from; ``--designs`` and ``--workloads`` choose th
 ``--merge`` puts them into the committed table. *ledger* prints where each proof stands: the
 incumbent, the bound, and per pair still open or solved its bound, its cutoff, how far the bound
 is short of it and the time spent. *merge* puts a proof divided between runs back together: the
-pairs another run (another process or machine, started from a copy of ``--base-dir``'s ledgers)
+pairs another run (another process or machine, started from a copy of ``--base-dir``'s ledgers,
+given its share of the pairs by ``accelsched solve ... --ledger FILE --pairs ACT/WEIGHT,...``)
 solved go into ``--ledger-dir``'s, each pair keeping the higher bound.
 
 Every number comes from :func:`accelsched.registry.run_method`: the solution

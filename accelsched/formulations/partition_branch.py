@@ -229,17 +229,25 @@ class ProofSettings:
     backend
         The linear backend (:data:`accelsched.solvers.BACKENDS`) of the MILPs of the capacity
         decomposition's pairs.
+    pairs
+        The pairs of candidates (activation bytes, weight bytes; 0 with a shared buffer) the
+        capacity decomposition may solve, the others left as they are: a run's share of a proof
+        divided between runs, each recording in its own copy of one ledger
+        (:meth:`Ledger.merge <accelsched.formulations.partition_ledger.Ledger.merge>` puts them
+        together). None: every pair.
 
     Raises
     ------
     ValueError
-        A budget or round limit below 1, a negative ``decompose_above``, an unknown backend.
+        A budget or round limit below 1, a negative ``decompose_above``, an unknown backend, an
+        empty ``pairs`` or one with a negative capacity.
     """
 
     budget: int = DEFAULT_BUDGET
     rounds: int = DEFAULT_ROUNDS
     decompose_above: int | None = None
     backend: str = "highs"
+    pairs: frozenset[tuple[int, int]] | None = None
 
     def __post_init__(self) -> None:
         if self.budget < 1:
@@ -250,6 +258,8 @@ class ProofSettings:
             raise ValueError(f"decompose_above must be None or at least 0, got {self.decompose_above}")
         if self.backend not in BACKENDS:
             raise ValueError(f"unknown linear backend {self.backend!r}; known: {', '.join(BACKENDS)}")
+        if self.pairs is not None and (not self.pairs or any(min(pair) < 0 for pair in self.pairs)):
+            raise ValueError(f"pairs must be None or pairs of capacities of at least 0 bytes, got {self.pairs}")
 
 
 _FRACTIONAL = 1e-6

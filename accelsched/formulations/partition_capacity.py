@@ -140,6 +140,13 @@ cutoffs of those started later; an earlier, larger cutoff settles a pair all the
 proofs of RandWire-A and NasNet take hours per pair (results README), which a machine with
 more cores divides among them.
 
+Machines divide them too. A run given some pairs (:attr:`ProofSettings.pairs
+<accelsched.formulations.partition_branch.ProofSettings>`, the solve command's ``--pairs``)
+solves only those, in the same order, from its own copy of one ledger; the others stay open,
+and a pair within one it solves may still be settled by its reach. Each run's bounds hold
+whatever the others prove, so the copies merged
+(:meth:`~accelsched.formulations.partition_ledger.Ledger.merge`) hold the proof.
+
 The decomposition returns what the models need (:class:`~accelsched.formulations.partition_common.Prepared`):
 when it is complete, a table of the incumbent's columns and the single layers, which
 holds an optimal partition; otherwise the bound with the co-exploration table and the
@@ -154,12 +161,13 @@ import logging
 import math
 import os
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
 
+from accelsched.errors import InputError
 from accelsched.fingerprint import code_fingerprint
 from accelsched.formulations import partition_branch
 from accelsched.formulations.partition_bound import forced_traffic_per_pair
@@ -190,6 +198,8 @@ __all__ = [
     "PairSolver",
     "PairState",
     "PairTask",
+    "capacity_points",
+    "check_share",
     "decompose",
 ]
 
@@ -304,6 +314,58 @@ class Decomposition:
     workers: int = 1
 
 
+def capacity_points(instance: PartitionInstance) -> list[CapacityPoint]:
+    """The pairs of candidates of a co-exploration instance that hold every single layer, each with
+    its forced traffic as its first bound (activation or shared candidates first)."""
+    table = VariantTable(instance, ColumnSet((), False, 0, 0))
+    return [
+        CapacityPoint(
+            forced.act_index,
+            forced.weight_index,
+            table.act_bytes[forced.act_index],
+            0 if instance.shared else table.weight_bytes[forced.weight_index],
+            forced.metric,
+        )
+        for forced in forced_traffic_per_pair(table)
+    ]
+
+
+def check_share(
+    instance: PartitionInstance, pairs: Collection[tuple[int, int]], points: Sequence[CapacityPoint] | None = None
+) -> frozenset[tuple[int, int]]:
+    """The pairs a run is given to solve (activation bytes, weight bytes), checked against the
+    instance's pairs of candidates (``points``: :func:`capacity_points`, computed when None).
+
+    Raises
+    ------
+    InputError
+        A pair is not one of the instance's pairs of candidates, or some layer fits none of its
+        buffers: the error names the pair and the candidates.
+    """
+    points = capacity_points(instance) if points is None else points
+    known = {(point.act_bytes, point.weight_bytes) for point in points}
+    for act, weight in sorted(pairs):
+        if (act, weight) in known:
+            continue
+        kb = ", ".join(str(size // 1024) for size in instance.act_candidates_bytes)
+        if instance.shared:
+            options = f"the shared candidates are {kb} KB, with weight 0"
+        else:
+            weights = ", ".join(str(size // 1024) for size in instance.weight_candidates_bytes)
+            options = f"the activation candidates are {kb} KB and the weight candidates {weights} KB"
+        if act in instance.act_candidates_bytes and (
+            weight in instance.weight_candidates_bytes or (instance.shared and weight == 0)
+        ):
+            options = "some layer does not fit its capacities, so no partition runs under it"
+        raise InputError(
+            f"pair {act // 1024}/{weight // 1024} KB ({act}/{weight} B) is not a pair of candidates of "
+            f"{instance.workload.name} that holds every layer: {options}",
+            "the pairs to solve (--pairs)",
+            "give pairs listed by `python -m accelsched.bench.partition_tables ledger`, as ACT/WEIGHT in KB",
+        )
+    return frozenset(pairs)
+
+
 class CapacityDecomposition:
     """The fixed-capacity problems solved pair by pair, each with its cutoff and reach (see the module
     docstring).
@@ -341,17 +403,9 @@ class CapacityDecomposition:
         self.options = options
         pair_options = dataclasses.replace(options, threads=1) if options.threads > 1 else options
         self.solver = PairSolver(instance, pair_options, columns, settings)
-        table = VariantTable(instance, ColumnSet((), False, 0, 0))
-        self.points = [
-            CapacityPoint(
-                forced.act_index,
-                forced.weight_index,
-                table.act_bytes[forced.act_index],
-                0 if instance.shared else table.weight_bytes[forced.weight_index],
-                forced.metric,
-            )
-            for forced in forced_traffic_per_pair(table)
-        ]
+        self.points = capacity_points(instance)
+        self.share = None if settings.pairs is None else check_share(instance, settings.pairs, self.points)
+        """The pairs this run may solve (:attr:`ProofSettings.pairs`), or None: every one."""
         self.incumbent = warm
         self.upper = math.inf if warm is None else self._objective(warm)
         self.whole_bytes = instance.metric is Metric.EMA
@@ -579,7 +633,7 @@ class CapacityDecomposition:
         """The open pair not being solved with the most open pairs within it (ties: the least bound,
         then the smaller capacity), if any; the least bound first without a finite cutoff (module
         docstring, "Running order")."""
-        points = [p for p in self.open_points() if all(p is not other for other in busy)]
+        points = [p for p in self._mine() if all(p is not other for other in busy)]
         bounded = math.isfinite(self.upper) and self.instance.alpha > 0
 
         def key(point: CapacityPoint) -> tuple[int, float, int]:
@@ -587,8 +641,14 @@ class CapacityDecomposition:
 
         return min(points, key=key, default=None)
 
+    def _mine(self) -> list[CapacityPoint]:
+        """The open pairs this run may solve (:attr:`share`)."""
+        share = self.share
+        return [p for p in self.open_points() if share is None or (p.act_bytes, p.weight_bytes) in share]
+
     def run(self, deadline: float | None) -> Decomposition:
-        """Solve the pairs in their order (module docstring) until the incumbent is proven or the deadline passes.
+        """Solve the pairs in their order (module docstring) until the incumbent is proven or the deadline passes
+        (those of :attr:`share` only, when given: until none of them is open).
 
         With ``options.threads`` above 1 and several open pairs, that many pairs are solved at once,
         each in a process of its own with one thread (:meth:`_run_in_processes`); otherwise one after
@@ -596,7 +656,7 @@ class CapacityDecomposition:
         """
         workers = self.options.threads
         # open pairs only become fewer: with one, a pool would only cost its start
-        if workers == 1 or len(self.open_points()) < 2 or not self._run_in_processes(deadline):
+        if workers == 1 or len(self._mine()) < 2 or not self._run_in_processes(deadline):
             workers = 1
             while (point := self._next(())) is not None and not _passed(deadline):
                 task = self._task(point, deadline)
@@ -915,6 +975,9 @@ def decompose(
     if ledger is not None:
         restored = "no incumbent" if ledger.incumbent is None else f"its incumbent (objective {ledger.objective:.12g})"
         notes = [*notes, f"pair ledger {ledger.path}: started from {ledger.provenance()} and {restored}"]
+    if decomposition.share is not None:
+        given = ", ".join(f"{act // 1024}/{weight // 1024}" for act, weight in sorted(decomposition.share))
+        notes = [*notes, f"a share of a divided proof: this run solves only the pairs given (KB: {given})"]
     outcome = decomposition.run(proof_deadline)
     at_once = f" ({outcome.workers} at a time)" if outcome.workers > 1 else ""
     progress = f"capacity decomposition: {outcome.solved} of {outcome.pairs} pairs of candidates solved{at_once}, " + (

@@ -53,7 +53,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from fractions import Fraction
 from pathlib import Path
 
@@ -233,6 +233,7 @@ def solve_cpsat_partition(
     budget: int = DEFAULT_BUDGET,
     rounds: int = DEFAULT_ROUNDS,
     ledger: str | Path | None = None,
+    pairs: Collection[tuple[int, int]] | None = None,
 ) -> Result[PartitionSolution]:
     """Enumerate the columns, build :class:`PartitionCpSat` and solve it, hinted by a warm start.
 
@@ -254,6 +255,11 @@ def solve_cpsat_partition(
     ledger
         With co-exploration, a pair ledger file (:mod:`~accelsched.formulations.partition_ledger`):
         the capacity decomposition starts from what it holds and writes each solved pair to it.
+    pairs
+        With co-exploration, the pairs of candidates (activation bytes, weight bytes; 0 with a shared
+        buffer) the capacity decomposition may solve, a share of a proof divided between runs
+        (:attr:`ProofSettings.pairs <accelsched.formulations.partition_branch.ProofSettings>`); None:
+        every pair.
 
     Returns
     -------
@@ -264,7 +270,7 @@ def solve_cpsat_partition(
     infeasible = infeasible_result(instance, "cpsat", "cpsat")
     if infeasible is not None:
         return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
-    settings = ProofSettings(budget, rounds)
+    settings = ProofSettings(budget, rounds, pairs=None if pairs is None else frozenset(pairs))
     book = open_ledger(ledger, instance)
     run = prepare(instance, options, warm_start, start, settings, ledger=book)
     cpsat = PartitionCpSat(run.table)

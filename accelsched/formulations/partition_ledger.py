@@ -62,7 +62,7 @@ import inspect
 import json
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -563,8 +563,10 @@ def takes_ledger(method: MethodSpec) -> bool:
     return "ledger" in inspect.signature(method.run).parameters
 
 
-def with_ledger(method: MethodSpec, path: str | Path) -> MethodSpec:
-    """``method`` running with the pair ledger at ``path`` (opened and checked when it runs).
+def with_ledger(method: MethodSpec, path: str | Path, pairs: Collection[tuple[int, int]] | None = None) -> MethodSpec:
+    """``method`` running with the pair ledger at ``path`` (opened and checked when it runs), solving
+    only ``pairs`` (activation bytes, weight bytes) when given: its share of a divided proof
+    (:attr:`ProofSettings.pairs <accelsched.formulations.partition_branch.ProofSettings>`).
 
     Raises
     ------
@@ -578,4 +580,4 @@ def with_ledger(method: MethodSpec, path: str | Path) -> MethodSpec:
         fix = f"use it with {', '.join(takers)}, or leave the ledger out" if takers else "leave the ledger out"
         raise InputError(f"method {method.name!r} ({method.problem}) takes no pair ledger", f"pair ledger {path}", fix)
     run: Callable[..., Any] = method.run  # solve_milp or solve_cpsat_partition (checked above)
-    return dataclasses.replace(method, run=partial(run, ledger=path))
+    return dataclasses.replace(method, run=partial(run, ledger=path, pairs=pairs))

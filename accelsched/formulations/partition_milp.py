@@ -93,6 +93,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Collection
 from functools import partial
 from pathlib import Path
 
@@ -231,6 +232,7 @@ def solve_milp(
     budget: int = DEFAULT_BUDGET,
     rounds: int = DEFAULT_ROUNDS,
     ledger: str | Path | None = None,
+    pairs: Collection[tuple[int, int]] | None = None,
 ) -> Result[PartitionSolution]:
     """Enumerate the columns, build :class:`PartitionMilp` and solve it with one linear backend.
 
@@ -257,6 +259,11 @@ def solve_milp(
     ledger
         With co-exploration, a pair ledger file (:mod:`~accelsched.formulations.partition_ledger`):
         the capacity decomposition starts from what it holds and writes each solved pair to it.
+    pairs
+        With co-exploration, the pairs of candidates (activation bytes, weight bytes; 0 with a shared
+        buffer) the capacity decomposition may solve, a share of a proof divided between runs
+        (:attr:`ProofSettings.pairs <accelsched.formulations.partition_branch.ProofSettings>`); None:
+        every pair.
 
     Returns
     -------
@@ -267,7 +274,7 @@ def solve_milp(
     infeasible = infeasible_result(instance, method, backend)
     if infeasible is not None:
         return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
-    settings = ProofSettings(budget, rounds, DECOMPOSE_COLUMNS, backend)
+    settings = ProofSettings(budget, rounds, DECOMPOSE_COLUMNS, backend, None if pairs is None else frozenset(pairs))
     book = open_ledger(ledger, instance)
     run = prepare(instance, options, warm_start, start, settings, ledger=book)
     milp = PartitionMilp(run.table)

@@ -610,6 +610,8 @@ def test_tailing_off_needs_a_gap_below_the_prune_level() -> None:
         ({"rounds": 0}, "round limit must be at least 1, got 0"),
         ({"decompose_above": -1}, "decompose_above must be None or at least 0, got -1"),
         ({"backend": "gurobi"}, "unknown linear backend 'gurobi'; known: highs"),
+        ({"pairs": frozenset()}, "pairs must be None or pairs of capacities of at least 0 bytes, got frozenset()"),
+        ({"pairs": frozenset({(1024, -1)})}, "pairs must be None or pairs of capacities of at least 0 bytes"),
     ],
 )
 def test_proof_settings_say_what_is_wrong(fields: dict[str, Any], message: str) -> None:

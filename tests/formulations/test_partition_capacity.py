@@ -12,16 +12,25 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
+import re
 import sys
 import time
 from typing import Any
 
 import pytest
 
+from accelsched.errors import InputError
 from accelsched.formulations import partition_capacity, partition_milp
 from accelsched.formulations.partition_bound import forced_traffic_bound
 from accelsched.formulations.partition_branch import FINAL_SHARE, ProofSettings, prepare
-from accelsched.formulations.partition_capacity import CapacityDecomposition, CapacityPoint, PairTask, decompose
+from accelsched.formulations.partition_capacity import (
+    CapacityDecomposition,
+    CapacityPoint,
+    PairTask,
+    capacity_points,
+    check_share,
+    decompose,
+)
 from accelsched.formulations.partition_colgen import ColumnGeneration
 from accelsched.formulations.partition_common import VariantTable
 from accelsched.formulations.partition_milp import PartitionMilp
@@ -447,6 +456,44 @@ def test_pairs_solved_in_two_processes_reach_the_enumeration_optimum(seed: int) 
     result = generated("milp-highs", instance, threads=2)  # checked, objective equal to the evaluator's
     assert result.status is Status.OPTIMAL and same(result.objective, reference.objective)
     assert "(2 at a time)" in result.stats.native_status
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_run_given_a_share_of_the_pairs_solves_those_alone(threads: int) -> None:
+    """Given every other pair (a share of a divided proof), a run solves none of the rest, one after
+    another or two at once; they stay open unless the incumbent it finds settles them."""
+    instance = instance_of(13)  # the share's incumbent leaves one of the others open
+    columns = enumerate_columns(instance, BUDGET)
+    points = capacity_points(instance)
+    share = frozenset((p.act_bytes, p.weight_bytes) for p in points[::2])
+    settings = ProofSettings(BUDGET, 100, pairs=share)
+    decomposition = CapacityDecomposition(instance, None, SolveOptions(threads=threads), columns, settings)
+    outcome = decomposition.run(None)
+    solved = {tuple(int(kb) * 1024 for kb in line.split(" KB:")[0].split("/")) for line in outcome.log}
+    assert len(solved) == outcome.solved >= 2 and solved <= share
+    assert outcome.workers == threads
+    assert not outcome.complete and outcome.unsettled >= 1  # the other share's pairs: left to another run
+    assert {(p.act_bytes, p.weight_bytes) for p in decomposition.open_points()}.isdisjoint(share)
+
+
+@pytest.mark.parametrize(
+    ("pair", "message"),
+    [
+        ((1000 * 1024, 1024), "pair 1000/1 KB (1024000/1024 B) is not a pair of candidates of"),
+        ((1000 * 1024, 1024), "the activation candidates are 2, 4, 8 KB and the weight candidates 1, 2 KB"),
+        ((2048, 1024), "some layer does not fit its capacities, so no partition runs under it"),
+    ],
+)
+def test_a_share_with_a_pair_that_is_not_one_says_which(pair: tuple[int, int], message: str) -> None:
+    instance = instance_of(0)  # 2 KB activation buffers hold some layer of it in neither pair
+    assert {(p.act_bytes, p.weight_bytes) for p in capacity_points(instance)} == {
+        (act * 1024, weight * 1024) for act in (4, 8) for weight in (1, 2)
+    }
+    with pytest.raises(InputError, match=re.escape(message)):
+        check_share(instance, {(4096, 1024), pair})
+    settings = ProofSettings(BUDGET, 100, pairs=frozenset({pair}))
+    with pytest.raises(InputError, match="--pairs"):
+        CapacityDecomposition(instance, None, SolveOptions(), enumerate_columns(instance, BUDGET), settings)
 
 
 def test_pairs_are_solved_here_when_no_process_can_start(monkeypatch: pytest.MonkeyPatch) -> None:

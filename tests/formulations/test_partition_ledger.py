@@ -35,10 +35,17 @@ from tests.formulations.test_partition_capacity import instance_of
 from tests.formulations.test_partition_colgen import BUDGET
 
 
-def decomposition(instance: PartitionInstance, ledger: Ledger | None, rounds: int = 100) -> CapacityDecomposition:
-    """The decomposition of an instance whose enumeration stops at the small budget."""
+def decomposition(
+    instance: PartitionInstance,
+    ledger: Ledger | None,
+    rounds: int = 100,
+    pairs: frozenset[tuple[int, int]] | None = None,
+) -> CapacityDecomposition:
+    """The decomposition of an instance whose enumeration stops at the small budget (solving only
+    ``pairs`` when given)."""
     columns = enumerate_columns(instance, BUDGET)
-    return CapacityDecomposition(instance, None, SolveOptions(), columns, ProofSettings(BUDGET, rounds), ledger)
+    settings = ProofSettings(BUDGET, rounds, pairs=pairs)
+    return CapacityDecomposition(instance, None, SolveOptions(), columns, settings, ledger)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 7, 8, 9])
@@ -504,15 +511,6 @@ def test_a_methods_final_partition_goes_into_the_ledger_when_better(tmp_path: Pa
         assert Ledger(path, instance).incumbent == best
 
 
-def solve_pairs(points: CapacityDecomposition, keys: set[tuple[int, int]]) -> None:
-    """Solve the pairs of ``keys`` still open, one after another, as a run would (written to its ledger)."""
-    for point in points.open_points():
-        still = any(point is other for other in points.open_points())
-        if still and (point.act_bytes, point.weight_bytes) in keys:
-            task = points._task(point, None)
-            points._apply(point, task, points.solver.solve(task))
-
-
 def copies(source: Path, *names: str) -> list[Path]:
     """Copies of a ledger file, as the runs of a divided proof start from."""
     paths = [source.with_name(name) for name in names]
@@ -525,9 +523,10 @@ def copies(source: Path, *names: str) -> list[Path]:
 def test_a_proof_divided_between_two_runs_and_merged_goes_on_to_the_enumeration_optimum(
     seed: int, tmp_path: Path
 ) -> None:
-    """Two runs from one ledger each solve half of its open pairs; the second's ledger merged into the
-    first's keeps every pair's higher bound, counts each run's time once and the better incumbent:
-    no pair settled by either is open after the merge, and a run from it reaches the optimum."""
+    """Two runs from one ledger, each given half of its open pairs (its share), solve only those; the
+    second's ledger merged into the first's keeps every pair's higher bound, counts each run's time once
+    and the better incumbent: no pair settled by either is open after the merge, and a run from it
+    reaches the optimum."""
     instance = instance_of(seed)
     reference = run("enumerate", instance).objective
     assert reference is not None
@@ -536,11 +535,19 @@ def test_a_proof_divided_between_two_runs_and_merged_goes_on_to_the_enumeration_
     halves = copies(base_path, "a.json", "b.json")
     keys = [(p.act_bytes, p.weight_bytes) for p in decomposition(instance, Ledger(base_path, instance)).open_points()]
     assert len(keys) >= 2, "the instance leaves pairs to divide"
-    runs = [decomposition(instance, Ledger(path, instance)) for path in halves]
-    for half, points in enumerate(runs):
-        solve_pairs(points, set(keys[half::2]))
-    assert all(points.solved >= 1 for points in runs), "each run solves a pair"  # its time may round to 0.0 s
+    shares = [frozenset(keys[half::2]) for half in (0, 1)]
+    runs = [
+        decomposition(instance, Ledger(path, instance), pairs=share) for path, share in zip(halves, shares, strict=True)
+    ]
+    for points in runs:
+        points.run(None)  # the incumbent one finds may settle the other share's pairs too
     base, first, second = (Ledger(path, instance) for path in (base_path, *halves))
+    for points, ledger, share in zip(runs, (first, second), shares, strict=True):
+        solved = {
+            key for key in keys if any(line.startswith(f"{key[0] // 1024}/{key[1] // 1024} KB:") for line in points.log)
+        }
+        assert solved and solved <= share, "each run solves pairs of its share alone"
+        assert {key for key, pair in ledger.pairs.items() if base.pairs.get(key) != pair} <= share
 
     into = Ledger(halves[0], instance)
     taken = into.merge(second, base)
