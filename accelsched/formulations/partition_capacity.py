@@ -546,7 +546,7 @@ class CapacityDecomposition:
             self.floor(point),
             task.cutoff,
             max(task.reach, default=task.cutoff),
-            len(self.open_within(point)),
+            len(task.reach),  # one cutoff per open pair within it
             len(self.open_points()),
         )
         return task
