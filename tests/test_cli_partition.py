@@ -182,6 +182,11 @@ def test_solve_given_pairs_solves_only_those_into_its_ledger(
     assert "this run solves only the pairs given (KB: 192/0, 3072/0)" in note
     recorded = {(entry["act_bytes"], entry["weight_bytes"]) for entry in json.loads(ledger.read_text())["pairs"]}
     assert recorded and recorded <= {(192 * 1024, 0), (3072 * 1024, 0)}
+    monkeypatch.setattr(partition_milp, "DECOMPOSE_COLUMNS", 10_000)  # small enough to be solved whole: said so
+    code, out, _ = run(capsys, *argv, "--pairs", "192/0")
+    result = json.loads(out)
+    assert code == 0 and result["status"] == "OPTIMAL"
+    assert "solved whole, not pair by pair as the pairs given ask" in result["stats"]["native_status"]
 
 
 @pytest.mark.parametrize(

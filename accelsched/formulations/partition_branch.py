@@ -673,6 +673,8 @@ def prepare(
     deadline = None if limit is None else start + limit
     large = settings.decompose_above is not None and len(columns) > settings.decompose_above
     if columns.complete and not (instance.co_exploration and large):
+        if settings.pairs is not None:
+            notes.append(f"every column listed ({len(columns)}): solved whole, not pair by pair as the pairs given ask")
         return Prepared(table, assignment, tuple(notes), deadline)
     if instance.co_exploration:
         from accelsched.formulations.partition_capacity import decompose  # it imports this module
