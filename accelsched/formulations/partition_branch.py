@@ -91,7 +91,8 @@ table holds its columns, so it holds an optimal partition, and the models prove 
 over the table. When the time runs out first, the bound is the least over the open
 nodes (at least the root's). The tree's log, one line per node (its rules, its bound,
 and the pair it was branched on or how it was closed, or left open) goes into the result's
-note (:func:`tree_note`).
+note (:func:`tree_note`); each line is also logged as its node ends (:data:`LOGGER`), so that a
+proof of hours shows its tree as it grows.
 
 Subset-row cuts
 ---------------
@@ -130,6 +131,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import itertools
+import logging
 import math
 import time
 from collections import defaultdict
@@ -165,6 +167,7 @@ from accelsched.solvers import BACKENDS, SolveOptions
 __all__ = [
     "DECOMPOSE_COLUMNS",
     "FINAL_SHARE",
+    "LOGGER",
     "MASTER_COLUMNS",
     "NODE_INTEGER_S",
     "SUBSET_ROWS_MAX",
@@ -209,6 +212,9 @@ SUBSET_ROWS_MAX = 600
 
 TREE_NOTE_LINES = 12
 """Most lines of the branch-and-price tree's log a result's note repeats."""
+
+LOGGER = logging.getLogger(__name__)
+"""Logs each node of the tree as it ends (INFO)."""
 
 
 @dataclass(frozen=True)
@@ -436,9 +442,11 @@ class BranchAndPrice:
         self._record(node, how)
 
     def _record(self, node: Node, how: str) -> None:
-        """Add a line on ``node`` to :attr:`log`."""
+        """Add a line on ``node`` to :attr:`log`, and log it (:data:`LOGGER`, INFO): a proof of hours
+        shows its tree as it grows."""
         rules = " ".join(map(str, sorted(node.rules)))
         self.log.append(f"node {node.serial} [{rules}]: {how}, bound {node.bound:.12g}")
+        LOGGER.info("%s; %d nodes solved, prune level %.12g", self.log[-1], self.nodes, self.prune_level())
 
     def _meets(self, value: float, bound: float) -> bool:
         """Whether a partition of objective ``value`` is optimal in a node of bound ``bound``: no

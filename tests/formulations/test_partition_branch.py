@@ -116,11 +116,14 @@ def test_the_pricing_admits_exactly_the_sets_that_keep_the_rules(seed: int) -> N
     assert kept and broken, (kept, broken)
 
 
-def test_branching_proves_the_optimum_where_the_lp_is_fractional(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_branching_proves_the_optimum_where_the_lp_is_fractional(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     """On ``crossed`` with 600 B of activations the LP takes every conv-add pair at 1/2 (4160 B), and
     its integral covers form cycles (cut by the integer programs): the tree branches and proves
-    4672 B."""
+    4672 B. Each node's line is logged as it ends, with the nodes solved and the prune level."""
     forced_to_branch(monkeypatch)
+    caplog.set_level(logging.INFO, logger=partition_branch.LOGGER.name)
     instance = crossed(600)
     best, _ = brute_force(instance)
     table = VariantTable(instance, enumerate_columns(instance, budget=1))
@@ -134,6 +137,10 @@ def test_branching_proves_the_optimum_where_the_lp_is_fractional(monkeypatch: py
     assert outcome.bound == best  # a whole number of bytes: no partition lies strictly between
     assert outcome.tree == tuple(tree.log)
     assert_tree_logged(tree.log, open_at_deadline=False)
+    logged = [r.getMessage() for r in caplog.records if r.name == partition_branch.LOGGER.name]
+    assert len(logged) == len(tree.log)
+    assert all(message.startswith(f"{line}; ") for message, line in zip(logged, tree.log, strict=True))
+    assert logged[-1].endswith(f"; {outcome.nodes} nodes solved, prune level {tree.prune_level():.12g}")
     assert not generation.master.rules and not generation.pricing.rules  # the root's model again
 
 
