@@ -202,31 +202,6 @@ REACH = (0.85, 0.9, 0.95, 0.99, 1.0)
 """Levels of a reach as fractions of the largest pair's optimum: the cutoffs pairs within it might have."""
 
 
-def test_a_pairs_root_priced_to_its_reach_bounds_every_pair_within_it() -> None:
-    """The largest pair solved with a cutoff at 0.8 of its optimum settles as soon as its bound passes
-    the cutoff. With a reach (the decomposition's, when pairs within it have higher cutoffs) its root
-    prices on: the bound it proves over every column is at most the optimum of every pair (all are
-    within the largest: the metric's optimum never rises with the capacities), and higher than
-    without the reach on some instances."""
-    higher = 0
-    for seed in range(12):
-        instance = instance_of(seed)
-        pairs = instance.capacity_pairs()
-        top = fixed(instance, pairs[-1])
-        best = run("enumerate", top).objective
-        assert best is not None
-        bounds = []
-        for reach in ((), tuple(f * best for f in REACH)):
-            prepared = prepare(top, SolveOptions(), None, 0.0, ProofSettings(BUDGET), cutoff=0.8 * best, reach=reach)
-            assert prepared.table.complete and prepared.root_bound is not None, (seed, reach)
-            bounds.append(prepared.root_bound)
-        for pair in pairs:
-            optimum = run("enumerate", fixed(instance, pair)).objective
-            assert optimum is None or bounds[1] <= optimum * (1 + 1e-9), (seed, pair, bounds, optimum)
-        higher += bounds[1] > bounds[0] * (1 + 1e-6)
-    assert higher >= 4, higher
-
-
 def test_the_pair_with_the_most_open_pairs_within_goes_first_with_their_reach() -> None:
     """Each pair handed out has the most open pairs within it among those not running, and its task's
     reach is their cutoffs."""
@@ -254,8 +229,9 @@ def test_the_pair_with_the_most_open_pairs_within_goes_first_with_their_reach() 
 def test_a_pair_solved_with_a_reach_records_its_root_bound_for_the_pairs_within_it() -> None:
     """A task with a cutoff at 0.8 of the largest pair's optimum and a reach up to it: the pair is
     settled, and its lower bound, which the decomposition raises at every pair within it, is the
-    root's bound, valid at each of them and above the cutoff on some instances (without the reach
-    it stops near the cutoff)."""
+    root's bound (:attr:`Prepared.root_bound`, over every column), valid at each of them (all are
+    within the largest: the metric's optimum never rises with the capacities) and above the cutoff
+    on some instances (without the reach the root stops as soon as its bound passes the cutoff)."""
     higher = 0
     for seed in range(12):
         instance = instance_of(seed)
