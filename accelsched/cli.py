@@ -21,11 +21,13 @@ Bad input exits with status 2 and one line on stderr (what, where, how to fix).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from accelsched.errors import AccelschedError, InfeasibleSolution, InputError
@@ -114,6 +116,15 @@ def _parser() -> _Parser:
         else:
             p.add_argument("--methods", default=None, help="comma-separated methods (default: all of the problem)")
         p.add_argument("--time-limit", type=float, default=None, metavar="S", help="time limit per method, seconds")
+        p.add_argument(
+            "--verbose",
+            action="store_true",
+            help=(
+                "log progress to stderr with timestamps (partition's exact methods: each pair of the capacity "
+                "decomposition as it starts and ends; with one thread, each root's column generation and "
+                "branch-and-price node too)"
+            ),
+        )
         p.add_argument("--seed", type=int, default=0)
         p.add_argument(
             "--threads",
@@ -554,11 +565,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``accelsched`` command; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
-        return _dispatch(args)
+        with _progress(getattr(args, "verbose", False)):
+            return _dispatch(args)
     except BrokenPipeError:  # the reader went away (``| head``): not an error of ours
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+
+
+@contextlib.contextmanager
+def _progress(verbose: bool) -> Iterator[None]:
+    """With ``verbose``, the package's INFO records go to stderr with timestamps while the command
+    runs (the solvers' own loggers, e.g. Pyomo's HiGHS output, stay quiet)."""
+    if not verbose:
+        yield
+        return
+    logger = logging.getLogger("accelsched")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 def _dispatch(args: argparse.Namespace) -> int:

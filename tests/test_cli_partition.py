@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -187,6 +189,25 @@ def test_solve_given_pairs_solves_only_those_into_its_ledger(
     result = json.loads(out)
     assert code == 0 and result["status"] == "OPTIMAL"
     assert "solved whole, not pair by pair as the pairs given ask" in result["stats"]["native_status"]
+
+
+def test_solve_verbose_logs_the_pairs_as_they_go_to_stderr(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--verbose`` shows a long proof's progress: each pair's start and end, with timestamps, on
+    stderr; stdout keeps the result alone, and the package's logger is as it was afterwards."""
+    monkeypatch.setattr(partition_milp, "DECOMPOSE_COLUMNS", 0)
+    logger = logging.getLogger("accelsched")
+    before = (logger.level, list(logger.handlers))
+    argv = ("solve", "partition", *CO_EXPLORATION, "--method", "milp-highs", "--json")
+    code, out, err = run(capsys, *argv, "--verbose")
+    assert code == 0 and json.loads(out)["status"] == "OPTIMAL"
+    lines = err.splitlines()
+    starts = [line for line in lines if "partition_capacity: pair " in line and " starts: " in line]
+    assert starts and re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ", starts[0]), lines
+    assert (logger.level, list(logger.handlers)) == before
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and not err
 
 
 @pytest.mark.parametrize(
