@@ -121,8 +121,8 @@ def _parser() -> _Parser:
             action="store_true",
             help=(
                 "log progress to stderr with timestamps (partition's exact methods: each pair of the capacity "
-                "decomposition as it starts and ends; with one thread, each root's column generation and "
-                "branch-and-price node too)"
+                "decomposition as it starts and ends, each branch-and-price node as it ends, worker processes' "
+                "with their pid)"
             ),
         )
         p.add_argument("--seed", type=int, default=0)

@@ -160,6 +160,7 @@ import dataclasses
 import logging
 import math
 import os
+import sys
 import time
 from collections.abc import Collection, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -701,7 +702,7 @@ class CapacityDecomposition:
                 max_workers=self.options.threads,
                 mp_context=get_context("spawn"),
                 initializer=_start_worker,
-                initargs=(self.solver, os.getpid()),
+                initargs=(self.solver, os.getpid(), LOGGER.isEnabledFor(logging.INFO)),
             ) as pool:
                 while True:
                     while handing_out and len(running) < self.options.threads and not _passed(deadline):
@@ -908,12 +909,20 @@ _WORKER: PairSolver | None = None
 """The pair solver of a worker process (:func:`_start_worker`)."""
 
 
-def _start_worker(solver: PairSolver, parent: int) -> None:
+def _start_worker(solver: PairSolver, parent: int, verbose: bool = False) -> None:
     """Keep the pair solver of this worker process; exit when ``parent`` dies
-    (:func:`~accelsched.processes.exit_with_parent`)."""
+    (:func:`~accelsched.processes.exit_with_parent`). With ``verbose`` (the parent logs this
+    module's INFO records), the package's INFO records of the pair's solve (its root, its tree's
+    nodes) go to stderr, which the worker shares with its parent, each with the worker's pid."""
     global _WORKER
     _WORKER = solver
     exit_with_parent(parent)
+    if verbose:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s [pid %(process)d]: %(message)s"))
+        package = logging.getLogger("accelsched")
+        package.addHandler(handler)
+        package.setLevel(logging.INFO)
 
 
 def _solve_in_worker(task: PairTask) -> PairOutcome:

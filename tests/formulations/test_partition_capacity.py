@@ -12,9 +12,12 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
+import os
 import re
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from typing import Any
 
 import pytest
@@ -26,6 +29,7 @@ from accelsched.formulations.partition_branch import FINAL_SHARE, ProofSettings,
 from accelsched.formulations.partition_capacity import (
     CapacityDecomposition,
     CapacityPoint,
+    PairSolver,
     PairTask,
     capacity_points,
     check_share,
@@ -470,6 +474,44 @@ def test_a_share_with_a_pair_that_is_not_one_says_which(pair: tuple[int, int], m
     settings = ProofSettings(BUDGET, 100, pairs=frozenset({pair}))
     with pytest.raises(InputError, match="--pairs"):
         CapacityDecomposition(instance, None, SolveOptions(), enumerate_columns(instance, BUDGET), settings)
+
+
+@pytest.mark.parametrize("verbose", [True, False])
+def test_a_worker_logs_its_solves_to_the_shared_stderr_when_the_run_is_verbose(
+    verbose: bool, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A pair solved in a worker process logs its root and tree nodes as the parent does: the worker
+    started verbose sends the package's INFO records to stderr (with its pid), else nothing."""
+    instance = instance_of(1)
+    solver = PairSolver(instance, SolveOptions(), enumerate_columns(instance, BUDGET), ProofSettings(BUDGET))
+    branch = logging.getLogger("accelsched.formulations.partition_branch")
+    with ProcessPoolExecutor(
+        1, get_context("spawn"), partition_capacity._start_worker, (solver, os.getpid(), verbose)
+    ) as pool:
+        pool.submit(branch.info, "node 0 []: pruned").result()
+    err = capfd.readouterr().err
+    logged = [line for line in err.splitlines() if "partition_branch [pid " in line]
+    assert (logged and logged[0].endswith("]: node 0 []: pruned")) if verbose else not logged, err
+
+
+@pytest.mark.parametrize("verbose", [True, False])
+def test_a_run_starts_its_workers_verbose_when_it_logs_its_pairs(
+    verbose: bool, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The workers of a run whose pairs are logged (INFO, as ``--verbose`` sets) are started verbose."""
+    started: list[tuple[Any, ...]] = []
+
+    class Recording(ProcessPoolExecutor):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            started.append(kwargs["initargs"])
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(partition_capacity, "ProcessPoolExecutor", Recording)
+    caplog.set_level(logging.INFO if verbose else logging.WARNING, logger="accelsched")
+    instance = instance_of(1)
+    columns = enumerate_columns(instance, BUDGET)
+    CapacityDecomposition(instance, None, SolveOptions(threads=2), columns, ProofSettings(BUDGET, 100)).run(None)
+    assert [args[2] for args in started] == [verbose]
 
 
 def test_pairs_are_solved_here_when_no_process_can_start(monkeypatch: pytest.MonkeyPatch) -> None:
