@@ -268,6 +268,10 @@ class PairState:
         Time the ledger's runs spent solving it (0 without a ledger or a solve).
     subgraphs
         Subgraphs the ledger keeps for its next solve.
+    within
+        Open pairs within it, itself included (0 when it is settled): those its solve may settle
+        by its reach. A run solves the pair with the most first (module docstring, "Running
+        order"); shares of a divided proof are best given such pairs.
     """
 
     act_bytes: int
@@ -278,6 +282,7 @@ class PairState:
     open: bool
     seconds: float
     subgraphs: int
+    within: int
 
 
 @dataclass(frozen=True)
@@ -476,7 +481,8 @@ class CapacityDecomposition:
                 other.lower = max(other.lower, lower)
 
     def states(self) -> list[PairState]:
-        """Every pair's bound, cutoff and (with a ledger) the time spent on it, in capacity order."""
+        """Every pair's bound, cutoff, open pairs within it and (with a ledger) the time spent on it,
+        in capacity order."""
         still = [id(point) for point in self.open_points()]
         states = []
         for point in sorted(self.points, key=lambda p: (p.capacity_bytes, p.act_bytes)):
@@ -492,6 +498,7 @@ class CapacityDecomposition:
                     id(point) in still,
                     0.0 if known is None else known.seconds,
                     len(kept),
+                    len(self.open_within(point)) if id(point) in still else 0,
                 )
             )
         return states
