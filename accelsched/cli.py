@@ -30,6 +30,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from accelsched.entry import run_entry
 from accelsched.errors import AccelschedError, InfeasibleSolution, InputError
 from accelsched.hardware.cost.report import CostReport
 
@@ -564,13 +565,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``accelsched`` command; returns the exit status."""
     args = _parser().parse_args(argv)
-    try:
+
+    def dispatch() -> int:
         with _progress(getattr(args, "verbose", False)):
             return _dispatch(args)
-    except BrokenPipeError:  # the reader went away (``| head``): not an error of ours
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 1
+
+    return run_entry(dispatch)  # the reader going away (``| head``) is not an error of ours
 
 
 @contextlib.contextmanager

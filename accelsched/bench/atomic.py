@@ -19,6 +19,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
+from accelsched.entry import run_entry
 from accelsched.errors import InputError
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost.rounds import simulate
@@ -91,4 +92,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    raise SystemExit(run_entry(main))

@@ -29,6 +29,7 @@ from typing import Any
 
 from accelsched.bench.conditions import conditions_line, machine_conditions
 from accelsched.bench.files import render_command, write_json
+from accelsched.entry import run_entry
 from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, lower_bounds
 from accelsched.registry import get_method, run_method
 from accelsched.solvers import SolveOptions, Status
@@ -146,4 +147,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    raise SystemExit(run_entry(main))

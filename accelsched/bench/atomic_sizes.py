@@ -27,6 +27,7 @@ from typing import Any
 
 from accelsched.bench.conditions import conditions_line, machine_conditions
 from accelsched.bench.files import render_command, write_json
+from accelsched.entry import run_entry
 from accelsched.formulations.atom_sizes import exact_sizes, size_table
 from accelsched.hardware import load_accelerator
 from accelsched.heuristics.atom_sizes_sa import sa_sizes
@@ -111,4 +112,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    raise SystemExit(run_entry(main))

@@ -43,6 +43,7 @@ from typing import Any
 
 from accelsched.bench.conditions import conditions_line, machine_conditions
 from accelsched.bench.files import render_command, write_json
+from accelsched.entry import run_entry
 from accelsched.formulations.atomic_rounds import compute_latency
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost.rounds import atomic_metrics, evaluate_rounds
@@ -261,4 +262,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    raise SystemExit(run_entry(main))

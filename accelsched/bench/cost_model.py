@@ -23,12 +23,12 @@ import json
 import os
 import platform
 import statistics
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from accelsched.entry import run_entry
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost import clear_cache, layer_cost
 from accelsched.models.registry import load_workload
@@ -109,4 +109,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run_entry(main))

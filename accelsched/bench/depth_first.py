@@ -95,6 +95,7 @@ from pathlib import Path
 from typing import Any
 
 from accelsched.bench.conditions import machine_conditions
+from accelsched.entry import run_entry
 from accelsched.errors import InputError
 from accelsched.formulations.depth_first_dp import geometric_sizes
 from accelsched.hardware import load_accelerator, preset_names
@@ -749,4 +750,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_entry(main))

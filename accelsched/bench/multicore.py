@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from accelsched.bench.conditions import machine_conditions
+from accelsched.entry import run_entry
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost import clear_cache
 from accelsched.hardware.cost.cn_graph import Granularity, build_cn_graph, dependencies_naive, dependencies_rtree
@@ -488,4 +489,4 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_entry(main))

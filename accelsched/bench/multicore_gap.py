@@ -39,6 +39,7 @@ from typing import Any
 
 from accelsched.bench.conditions import conditions_line, machine_conditions
 from accelsched.bench.files import render_command, write_json
+from accelsched.entry import run_entry
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
 from accelsched.problems.multicore import PROBLEM, MulticoreInstance, make_instance
@@ -253,4 +254,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    raise SystemExit(run_entry(main))

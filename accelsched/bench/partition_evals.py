@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from accelsched.entry import run_entry
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost.partition import PartitionCostModel
 from accelsched.models.registry import load_workload
@@ -167,4 +168,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_entry(main))

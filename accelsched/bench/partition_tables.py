@@ -67,6 +67,7 @@ from typing import Any
 
 import numpy as np
 
+from accelsched.entry import run_entry
 from accelsched.errors import InputError
 from accelsched.formulations import partition_capacity
 from accelsched.formulations.partition_branch import ProofSettings
@@ -636,4 +637,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_entry(main))

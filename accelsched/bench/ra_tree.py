@@ -60,6 +60,7 @@ from typing import Any
 
 import numpy as np
 
+from accelsched.entry import run_entry
 from accelsched.errors import InfeasibleSolution
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost.ra_tree import evaluate, timeline
@@ -352,4 +353,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_entry(main))

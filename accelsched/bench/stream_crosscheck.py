@@ -40,6 +40,7 @@ from typing import Any
 
 from accelsched.bench.conditions import machine_conditions
 from accelsched.bench.files import render_command, write_json
+from accelsched.entry import run_entry
 from accelsched.errors import InputError
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.stream_export import export_stream
@@ -194,4 +195,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    raise SystemExit(run_entry(main))
