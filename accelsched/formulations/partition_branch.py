@@ -659,8 +659,9 @@ def prepare(
     or one over the master's columns). :attr:`Prepared.tree` is what the tree leaves, when it stops
     short of the proof. ``reach``: levels above ``cutoff`` that the root's column generation pushes
     its bound to (:class:`ColumnGeneration`; the cutoffs of the decomposition's pairs within this
-    one), whose bound, valid over every column, is :attr:`Prepared.root_bound` (None when a tree was
-    resumed).
+    one). Its bound and the tree's, each valid over every column (a tree's is the least bound of its
+    nodes, each proven by pricing every column under the node's rules, past the cutoff when a
+    node's pricing passed it), give :attr:`Prepared.proven_bound`.
     Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
     set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
     takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
@@ -692,22 +693,25 @@ def prepare(
         notes.append(f"column generation starts from the {MASTER_COLUMNS} smallest of {len(columns)} columns")
     generation = ColumnGeneration(table, assignment, options.threads, settings.rounds, cutoff, inner, reach)
     proof_deadline = None if limit is None else start + (1 - FINAL_SHARE) * limit
-    root, root_bound = generation.inner_point, None
+    root, proven = generation.inner_point, None
+    proven_by_tree: Outcome | None = None
     resumed = _resumed_tree(generation, tree, proof_deadline)
     if resumed is not None:
         assert tree is not None
-        outcome = resumed
+        outcome = proven_by_tree = resumed
         nodes = f"{len(tree.nodes)} open node{'s' if len(tree.nodes) > 1 else ''}"
         cuts = f", with {len(tree.cuts)} subset-row cuts" if tree.cuts else ""
         notes.append(f"branch-and-price resumed from {nodes} of an earlier run{cuts}")
     else:
         outcome = generation.run(None if limit is None else start + 3 * limit / 4, proof_deadline)
-        root, root_bound = generation.inner_point, generation.bound  # a tree's nodes prove theirs
+        root, proven = generation.inner_point, generation.bound
         handover = outcome.converged or _unfinished_root(generation, outcome, proof_deadline)
         if handover and generation.incumbent is None:  # a stopped root, with no warm start and no listing yet
             generation.incumbent = generation.master.solve_integer(None, proof_deadline)
         if handover and generation.incumbent is not None:
-            outcome = BranchAndPrice(generation).run(proof_deadline, priced=outcome.converged)
+            outcome = proven_by_tree = BranchAndPrice(generation).run(proof_deadline, priced=outcome.converged)
+    if proven_by_tree is not None and proven_by_tree.bound is not None:  # its nodes' bounds, past any cutoff
+        proven = max(proven_by_tree.bound, -math.inf if proven is None else proven)
     reason = columns.stopped if outcome.complete else f"{columns.stopped}; {outcome.stopped}"
     table.column_set = dataclasses.replace(
         master, complete=outcome.complete, stopped=reason, bound=outcome.bound, columns=tuple(table.columns)
@@ -729,7 +733,7 @@ def prepare(
         assignment is None or table.objective(outcome.incumbent) < table.objective(assignment)
     )
     warm_or_better = outcome.incumbent if better else assignment
-    return Prepared(table, warm_or_better, tuple(notes), deadline, better, root, outcome.left, root_bound)
+    return Prepared(table, warm_or_better, tuple(notes), deadline, better, root, outcome.left, proven)
 
 
 def master_columns(columns: ColumnSet) -> ColumnSet:

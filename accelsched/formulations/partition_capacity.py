@@ -73,7 +73,11 @@ it too. So the root's column generation prices on past :math:`c(p)` to the reach
 :math:`R(p) = \max \{c(r) : r \le p \text{ open}\}` (or until its master is optimal;
 :class:`~accelsched.formulations.partition_colgen.ColumnGeneration`, ``reach``), and the pair's
 :math:`L(p)` is that bound when it is higher: every open :math:`r \le p` with
-:math:`c(r) \le L(p)` is settled with it. The listing and the tree stay at :math:`c(p)`.
+:math:`c(r) \le L(p)` is settled with it. The listing and the tree stay at :math:`c(p)`; the
+tree's bound (the least bound of its nodes, each proven over every column under the node's rules)
+counts as well, as a resumed tree's does, whose root is not priced again: a node pruned past
+:math:`c(p)` keeps the bound it was pruned with (:attr:`Prepared.proven_bound
+<accelsched.formulations.partition_common.Prepared>`).
 
 No bound passes the master's LP value (the bound is at most the LP optimum over every column,
 which is at most the value over some of them), so the root prices only to the highest
@@ -796,8 +800,8 @@ class PairSolver:
             lower = min(answer.bound, floor)
         else:
             lower = run.table.column_set.bound if run.table.column_set.bound is not None else -math.inf
-        if run.root_bound is not None:  # over every column: past the cutoff up to the reach
-            lower = max(lower, run.root_bound)
+        if run.proven_bound is not None:  # over every column: past the cutoff (up to the reach at the root)
+            lower = max(lower, run.proven_bound)
         settled = run.table.complete and answer.status is Status.OPTIMAL
         return PairOutcome(
             lower,

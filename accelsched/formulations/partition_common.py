@@ -478,9 +478,10 @@ class Prepared:
     tree
         The open nodes of its branch-and-price tree when the tree stopped short of the proof
         (:attr:`Outcome.left <accelsched.formulations.partition_colgen.Outcome>`), or None.
-    root_bound
-        The bound the root column generation proved over every column (fixed capacities), or
-        None (no column generation, a resumed tree, or no bound proven).
+    proven_bound
+        The best bound proven over every column (fixed capacities), by the root's column
+        generation or the branch-and-price tree, or None (neither ran, or neither proved one). It
+        may pass a cutoff, past which the final model's bound over :attr:`table` says nothing.
     """
 
     table: VariantTable
@@ -490,7 +491,7 @@ class Prepared:
     generated: bool = False
     inner: InnerPoint | None = None
     tree: TreeState | None = None
-    root_bound: float | None = None
+    proven_bound: float | None = None
 
     @property
     def start_label(self) -> str:

@@ -865,3 +865,26 @@ def test_prepare_resumes_a_tree_from_its_open_nodes_without_the_root(monkeypatch
     lower = dataclasses.replace(stopped.left, level=-math.inf)
     prepared = prepare(instance, SolveOptions(), warm, time.perf_counter(), ProofSettings(budget=1), tree=lower)
     assert roots == [1] and prepared.table.complete
+
+
+def test_a_resumed_tree_proves_its_bound_past_the_cutoff_over_every_column(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pair of the capacity decomposition resumes its tree with a cutoff below the optimum. The
+    final model's bound says nothing past the cutoff, but the tree's does: the least bound of its
+    closed nodes, each proven by pricing every column, is :attr:`Prepared.proven_bound`, at most
+    brute force's optimum and past the cutoff's level, far past it when the open node's bound
+    already was (it is closed at once). The pairs within inherit it (a resumed tree once recorded
+    its pair's cutoff alone, losing the 1 % its root had proven above it)."""
+    forced_to_branch(monkeypatch)
+    instance = woven(10, 700)
+    best, _ = brute_force(instance)
+    table, stopped = root_stopped_after_its_cuts(instance)
+    warm = table.solution(stopped.incumbent)
+    (node,) = stopped.left.nodes
+    assert node.inner.bound < best - 1.0
+    settings, tree = ProofSettings(budget=1), stopped.left
+    for cutoff in (0.9 * node.inner.bound, (node.inner.bound + best) / 2):
+        prepared = prepare(instance, SolveOptions(), warm, time.perf_counter(), settings, cutoff=cutoff, tree=tree)
+        assert prepared.table.complete and prepared.proven_bound is not None
+        assert cutoff - 1.0 < prepared.proven_bound <= best, (cutoff, prepared.proven_bound, best)
+        if cutoff < node.inner.bound:
+            assert prepared.proven_bound >= node.inner.bound

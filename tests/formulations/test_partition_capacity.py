@@ -233,7 +233,7 @@ def test_the_pair_with_the_most_open_pairs_within_goes_first_with_their_reach() 
 def test_a_pair_solved_with_a_reach_records_its_root_bound_for_the_pairs_within_it() -> None:
     """A task with a cutoff at 0.8 of the largest pair's optimum and a reach up to it: the pair is
     settled, and its lower bound, which the decomposition raises at every pair within it, is the
-    root's bound (:attr:`Prepared.root_bound`, over every column), valid at each of them (all are
+    root's bound (:attr:`Prepared.proven_bound`, over every column), valid at each of them (all are
     within the largest: the metric's optimum never rises with the capacities) and above the cutoff
     on some instances (without the reach the root stops as soon as its bound passes the cutoff)."""
     higher = 0
