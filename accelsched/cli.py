@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import logging
 import os
 import sys
 import time
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from accelsched.entry import run_entry
 from accelsched.errors import AccelschedError, InfeasibleSolution, InputError
 from accelsched.hardware.cost.report import CostReport
+from accelsched.logs import show_records
 
 if TYPE_CHECKING:
     from accelsched.problems.partition import PartitionInstance
@@ -580,17 +580,11 @@ def _progress(verbose: bool) -> Iterator[None]:
     if not verbose:
         yield
         return
-    logger = logging.getLogger("accelsched")
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s"))
-    level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
+    hide = show_records(sys.stderr, "%(asctime)s %(name)s: %(message)s")
     try:
         yield
     finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
+        hide()
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import math
 import platform
 import re
@@ -73,6 +72,7 @@ from accelsched.formulations import partition_capacity
 from accelsched.formulations.partition_branch import ProofSettings
 from accelsched.formulations.partition_ledger import Ledger, open_ledger, with_ledger
 from accelsched.hardware import load_accelerator
+from accelsched.logs import show_records
 from accelsched.models.registry import load_workload
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution, make_instance
 from accelsched.problems.partition_columns import ColumnSet
@@ -546,16 +546,6 @@ def _cpus() -> int:
     return os.cpu_count() or 1
 
 
-def _show_pairs() -> None:
-    """Print each pair of candidates of the exact models' capacity decomposition as it starts and ends."""
-    logger = logging.getLogger(partition_capacity.__name__)
-    if not logger.handlers:
-        handler = logging.StreamHandler(sys.stdout)
-        handler.setFormatter(logging.Formatter("      %(asctime)s %(message)s", "%H:%M:%S"))
-        logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one table and write it."""
     parser = argparse.ArgumentParser(prog="python -m accelsched.bench.partition_tables", description=__doc__)
@@ -619,7 +609,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         small = SolveOptions(time_limit_s=min(args.time_limit, 5.0), seed=args.seed)
         workloads = args.workloads.split(",") if args.workloads else COEXPLORE_WORKLOADS
         ledger_dir = None if args.ledger_dir is None else Path(args.ledger_dir)
-        _show_pairs()
+        # each pair of candidates of the exact models' capacity decomposition as it starts and ends
+        hide = show_records(
+            sys.stdout, "      %(asctime)s %(message)s", logger=partition_capacity.__name__, datefmt="%H:%M:%S"
+        )
         try:
             coexplore(
                 workloads,
@@ -633,6 +626,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         except InputError as exc:  # a ledger refused: for another instance, or not a ledger
             parser.exit(2, f"{parser.prog}: error: {exc.one_line()}\n")
+        finally:
+            hide()
     return 0
 
 

@@ -189,6 +189,7 @@ from accelsched.formulations.partition_common import (
 )
 from accelsched.formulations.partition_ledger import Ledger, instance_digest
 from accelsched.formulations.partition_milp import PartitionMilp
+from accelsched.logs import show_records
 from accelsched.problems.partition import Metric, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import ColumnSet, mask_of
 from accelsched.processes import can_spawn, exit_with_parent
@@ -929,11 +930,7 @@ def _start_worker(solver: PairSolver, parent: int, verbose: bool = False) -> Non
     _WORKER = solver
     exit_with_parent(parent)
     if verbose:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s [pid %(process)d]: %(message)s"))
-        package = logging.getLogger("accelsched")
-        package.addHandler(handler)
-        package.setLevel(logging.INFO)
+        show_records(sys.stderr, "%(asctime)s %(name)s [pid %(process)d]: %(message)s")
 
 
 def _solve_in_worker(task: PairTask) -> PairOutcome:
