@@ -704,13 +704,20 @@ def test_a_tree_resumed_from_its_open_nodes_reaches_brute_force(step: int, monke
     assert with_cuts, "no run left subset-row cuts to resume with"
 
 
+def root_left_open(instance: PartitionInstance) -> tuple[VariantTable, ColumnGeneration]:
+    """The table of ``instance`` (its smallest columns) and its column generation run at the root,
+    which must leave the instance open (its LP fractional)."""
+    table = VariantTable(instance, enumerate_columns(instance, budget=1))
+    generation = ColumnGeneration(table, None)
+    assert not generation.run(None).complete
+    return table, generation
+
+
 def root_stopped_after_its_cuts(instance: PartitionInstance) -> tuple[VariantTable, Any]:
     """The table of ``instance`` and the outcome of its tree stopped at once after the root's column
     generation: the root gets its subset-row cuts and is left to be priced again (which the instance
     must need)."""
-    table = VariantTable(instance, enumerate_columns(instance, budget=1))
-    generation = ColumnGeneration(table, None)
-    assert not generation.run(None).complete
+    table, generation = root_left_open(instance)
     stopped = BranchAndPrice(generation).run(time.perf_counter() - 1.0)
     assert stopped.left is not None and stopped.left.cuts and stopped.incumbent is not None
     return table, stopped
@@ -822,10 +829,7 @@ def test_a_vertex_is_cut_unless_it_keeps_more_artificial_cover_than_phase_ones_t
     most :data:`~accelsched.formulations.partition_colgen.COVERED` (rounding noise of an LP that
     covers every layer), and none when they sum to more."""
     forced_to_branch(monkeypatch)
-    instance = woven(10, 1000)
-    table = VariantTable(instance, enumerate_columns(instance, budget=1))
-    generation = ColumnGeneration(table, None)
-    assert not generation.run(None).complete
+    _, generation = root_left_open(woven(10, 1000))
     lp = generation.master.solve_lp(None, vertex=True)
     assert lp.artificial == 0.0
     tree = BranchAndPrice(generation)
