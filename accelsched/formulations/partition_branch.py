@@ -101,11 +101,16 @@ integer program) first gets the subset-row cuts its LP vertex violates
 (:mod:`~accelsched.formulations.partition_cuts`; at most :data:`SUBSET_ROWS_PER_ROUND`, up
 to :data:`SUBSET_ROW_ROUNDS` rounds per node and :data:`SUBSET_ROWS_MAX` in the master) and
 is priced again with them (:meth:`BranchAndPrice._cut`); it is branched when none is
-violated or its rounds are spent. The cuts hold for every partition, so they stay in the
-master for every node, and the pricing charges them (cut-and-price). Branching alone moved
-RandWire-A's 640 KB co-exploration pair (energy, shared buffer) 7 % of the way from its
-root bound to the cutoff in four nodes, 10 minutes each; at one of its depth-2 nodes, 28
-cuts raise the LP over the same columns 83 % of the rest of the way
+violated or its rounds are spent. Pricing adds columns, which can only lower the LP, so a
+node whose LP over the columns it has, with the new cuts, stays within the proof's tolerance
+of its bound is branched at once, on that LP's vertex (:meth:`BranchAndPrice._may_rise`):
+pricing it again could not raise its bound. (At a depth-2 node of RandWire-A's 448/216 KB
+separate pair, 6 cuts and 16 minutes of pricing again raised its bound by 1.1 pJ.) The cuts
+hold for every partition, so they stay in the master for every node, and the pricing charges
+them (cut-and-price). Branching alone moved RandWire-A's 640 KB co-exploration pair (energy,
+shared buffer) 7 % of the way from its root bound to the cutoff in four nodes, 10 minutes
+each; at one of its depth-2 nodes, 28 cuts raise the LP over the same columns 83 % of the
+rest of the way
 (:mod:`~accelsched.formulations.partition_cuts`).
 
 Resuming
@@ -478,9 +483,21 @@ class BranchAndPrice:
             self._close(node, "pruned after a better partition")
             return []
         lp = master.solve_lp(deadline, vertex=True)
-        cut = self._cut(node, lp)
-        if cut is not None:
-            return [cut]
+        added = self._cut(node, lp)
+        if added:
+            with_cuts = master.solve_lp(deadline, vertex=True)
+            how = (
+                f"{added} subset-row cuts (LP {lp.value:.12g}, {with_cuts.value:.12g} over its columns with them, "
+                f"{len(self.generation.cuts)} in all)"
+            )
+            if self._may_rise(node, with_cuts):
+                again = dataclasses.replace(
+                    node, serial=next(self._serial), priced=False, cut_rounds=node.cut_rounds + 1
+                )
+                self._record(node, f"{how}; priced again as node {again.serial}")
+                return [again]
+            self._record(node, f"{how}: pricing again cannot raise its bound")
+            lp = with_cuts
         pair = self.branching_pair(lp, node.rules)
         if pair is not None:
             self._record(node, "branched on {} and {}".format(*pair))
@@ -514,26 +531,30 @@ class BranchAndPrice:
         self._close(node, f"settled by an integral vertex ({value:.12g})")
         return []
 
-    def _cut(self, node: Node, lp: MasterLp) -> Node | None:
-        """The node to price again after subset-row cuts its LP vertex violates were added
-        (:mod:`~accelsched.formulations.partition_cuts`), or None: no cut is violated, or the node
-        has had its :data:`SUBSET_ROW_ROUNDS` rounds, or the master has :data:`SUBSET_ROWS_MAX` cuts, or
-        its LP vertex keeps artificial variables (summing to more than :data:`COVERED`, phase one's
+    def _cut(self, node: Node, lp: MasterLp) -> int:
+        """Add the subset-row cuts the node's LP vertex violates (:mod:`~accelsched.formulations.partition_cuts`);
+        how many were added. None is when no cut is violated, or the node has had its
+        :data:`SUBSET_ROW_ROUNDS` rounds, or the master has :data:`SUBSET_ROWS_MAX` cuts, or its
+        LP vertex keeps artificial variables (summing to more than :data:`COVERED`, phase one's
         tolerance)."""
         cuts = self.generation.cuts
         room = min(SUBSET_ROWS_PER_ROUND, SUBSET_ROWS_MAX - len(cuts))
         if node.cut_rounds >= SUBSET_ROW_ROUNDS or room <= 0 or lp.artificial > COVERED:
-            return None
+            return 0
         fractional = [(j, x) for j, x in zip(lp.support, lp.weights, strict=True) if _FRACTIONAL < x < 1 - _FRACTIONAL]
         members = [self.table.members(j) for j, _ in fractional]
         triples = violated_subset_rows(members, [x for _, x in fractional], self.table.instance.n_layers, room)
-        added = self.generation.add_cuts(triples)
-        if not added:
-            return None
-        again = dataclasses.replace(node, serial=next(self._serial), priced=False, cut_rounds=node.cut_rounds + 1)
-        how = f"{added} subset-row cuts (LP {lp.value:.12g}, {len(cuts)} in all)"
-        self._record(node, f"{how}; priced again as node {again.serial}")
-        return again
+        return self.generation.add_cuts(triples)
+
+    def _may_rise(self, node: Node, with_cuts: MasterLp) -> bool:
+        """Whether pricing a node again after its subset-row cuts may raise its bound: unless the LP
+        over the columns it has, with the cuts (``with_cuts``, covering every layer), is within the
+        proof's tolerance of the bound. Pricing adds columns, which can only lower that LP, and a
+        bound is at most the LP over every column (module docstring, "Subset-row cuts")."""
+        if with_cuts.artificial > COVERED:
+            return True
+        gain = with_cuts.value - node.bound
+        return gain > proof_tolerance(self.table.instance.n_layers, with_cuts.value)
 
     def branching_pair(self, lp: MasterLp, rules: frozenset[PairRule] = frozenset()) -> tuple[int, int] | None:
         """The pair of layers whose together-weight in an LP solution is nearest 1/2 (module

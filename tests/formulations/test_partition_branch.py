@@ -9,6 +9,7 @@ import math
 import random
 import re
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -834,9 +835,45 @@ def test_a_vertex_is_cut_unless_it_keeps_more_artificial_cover_than_phase_ones_t
     assert lp.artificial == 0.0
     tree = BranchAndPrice(generation)
     root = Node(lp.value, 0, frozenset(), ())
-    again = tree._cut(root, dataclasses.replace(lp, artificial=artificial))
-    assert (again is not None) == cut and bool(generation.cuts) == cut
-    assert again is None or again.cut_rounds == 1
+    added = tree._cut(root, dataclasses.replace(lp, artificial=artificial))
+    assert bool(added) == cut and len(generation.cuts) == added
+
+
+def test_a_node_whose_cuts_hold_at_its_vertex_is_branched_without_pricing_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cuts that a node's LP vertex keeps leave its LP over the columns it has where it was, and
+    pricing, which only adds columns, cannot raise its bound past that: the node is branched at once,
+    never priced again for them. Separation made to return only such triples (valid cuts, none
+    violated), the trees of :data:`TREE_ALONE` still prove brute force's optimum."""
+    forced_to_branch(monkeypatch)
+    monkeypatch.setattr(BranchAndPrice, "prune_level", lambda self: 10.0 * self.upper)
+    monkeypatch.setattr(partition_branch, "NODE_INTEGER_S", 0.0)
+
+    def kept_at_the_vertex(
+        members: Sequence[Sequence[int]], values: Sequence[float], n_layers: int, limit: int
+    ) -> list[tuple[int, int, int]]:
+        shared = {pair for subgraph in members for pair in itertools.combinations(sorted(subgraph), 2)}
+        kept = (
+            triple
+            for triple in itertools.combinations(range(n_layers), 3)
+            if shared.isdisjoint(itertools.combinations(triple, 2))  # no fractional column holds two
+        )
+        return list(itertools.islice(kept, min(limit, 2)))
+
+    monkeypatch.setattr(partition_branch, "violated_subset_rows", kept_at_the_vertex)
+    skipped = 0
+    for seed, act in TREE_ALONE:
+        best, table, generation, root = rooted(seed, act)
+        if root.complete:
+            continue
+        outcome = BranchAndPrice(generation).run(None)
+        assert outcome.complete and outcome.incumbent is not None, (seed, act, outcome.stopped)
+        assert same(table.objective(outcome.incumbent), best), (seed, act)
+        cut_lines = [line for line in outcome.tree if "subset-row cuts" in line]
+        assert not [line for line in cut_lines if "priced again" in line], cut_lines
+        skipped += sum("pricing again cannot raise its bound" in line for line in cut_lines)
+    assert skipped, "no node got cuts to skip"
 
 
 def test_prepare_resumes_a_tree_from_its_open_nodes_without_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
