@@ -533,7 +533,7 @@ class BranchAndPrice:
 
     def _cut(self, node: Node, lp: MasterLp) -> int:
         """Add the subset-row cuts the node's LP vertex violates (:mod:`~accelsched.formulations.partition_cuts`);
-        how many were added. None is when no cut is violated, or the node has had its
+        how many were added: 0 when no cut is violated, or the node has had its
         :data:`SUBSET_ROW_ROUNDS` rounds, or the master has :data:`SUBSET_ROWS_MAX` cuts, or its
         LP vertex keeps artificial variables (summing to more than :data:`COVERED`, phase one's
         tolerance)."""
