@@ -237,8 +237,8 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
     decides, the tree alone. Either way, on the instances whose tree branches then (:data:`TREE_ALONE`,
     :data:`BRANCHING`), and every one of them must branch. With ``cuts``, the nodes get subset-row
     cuts before they branch (some must), and the pricing charges them; a root whose cuts leave its LP
-    where it was, and turn up an integral vertex of it, is settled without branching (three of
-    :data:`TREE_ALONE`)."""
+    where it was, and turn up an integral vertex of it, is settled without branching (and
+    counted with the trees that branch)."""
     forced_to_branch(monkeypatch)
     if not cuts:
         monkeypatch.setattr(partition_branch, "SUBSET_ROW_ROUNDS", 0)
