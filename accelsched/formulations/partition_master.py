@@ -85,6 +85,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import highspy
 import networkx as nx
@@ -95,7 +96,7 @@ from accelsched.formulations.partition_cuts import SubsetRows
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.solvers.highs import ensure_highs_threads
 
-__all__ = ["MasterLp", "RestrictedMaster"]
+__all__ = ["MasterLp", "Probe", "RestrictedMaster"]
 
 _INF = highspy.kHighsInf
 
@@ -209,6 +210,21 @@ class MasterLp:
         over which LB's linear minimum is taken (module docstring)."""
         most = self.n // self.min_size  # missing columns in one partition
         return ((0, 0), (0, self.n), (most, self.min_size * most), (most, self.n))
+
+
+class Probe(NamedTuple):
+    """The master's LP under one more branching rule, over the columns it has (:meth:`RestrictedMaster.probe`).
+
+    Attributes
+    ----------
+    value
+        The LP's objective, artificial variables included (infinite when a limit stopped the solve).
+    artificial
+        The sum of the artificial variables: how much of the cover the columns leave to them.
+    """
+
+    value: float
+    artificial: float
 
 
 class RestrictedMaster:
@@ -425,6 +441,39 @@ class RestrictedMaster:
             reduced=reduced[:n_var],
             incidence=(column[cover], moved[cover].astype(np.int64)),
         )
+
+    def probe(self, rules: Sequence[PairRule], deadline: float | None = None) -> list[Probe]:
+        """The LP over the master's columns under the node's rules (:attr:`rules`) and each of
+        ``rules`` in turn (strong branching's look at a node's children before any pricing).
+
+        One dual-simplex model with the artificial variables (:meth:`penalty`) is solved for the
+        node, then, for each rule, the variants that break it are held at 0, the model solved
+        again from the node's basis, and the bounds restored. Pricing would add columns, which can
+        only lower these values. Probing stops at the deadline: the list then ends early."""
+        lp, _, n_var = self._matrix(artificial=True)
+        h = self._highs(None if deadline is None else deadline - time.perf_counter())
+        h.setOptionValue("solver", "simplex")
+        h.passModel(lp)
+        h.run()
+        n = self.table.instance.n_layers
+        upper = np.asarray(lp.col_upper_, dtype=np.float64)
+        covering = [np.asarray(variants, dtype=np.int32) for variants in self.table.covering]
+        probes: list[Probe] = []
+        for rule in rules:
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+            first, second = covering[rule.first], covering[rule.second]
+            broken = np.setxor1d(first, second) if rule.together else np.intersect1d(first, second)
+            broken = broken[(broken < n_var) & (upper[broken] > 0.0)].astype(np.int32)
+            zeros = np.zeros(len(broken))
+            h.changeColsBounds(len(broken), broken, zeros, zeros)
+            h.run()
+            optimal = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+            value = float(h.getInfo().objective_function_value) if optimal else math.inf
+            kept = float(np.asarray(h.getSolution().col_value)[lp.num_col_ - n :].sum())
+            probes.append(Probe(value, kept))
+            h.changeColsBounds(len(broken), broken, zeros, upper[broken])
+        return probes
 
     def solve_integer(self, start: Assignment | None, deadline: float | None) -> Assignment | None:
         """The best valid partition of the master's columns found before the deadline (cycles cut lazily)."""

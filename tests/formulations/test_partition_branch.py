@@ -18,7 +18,7 @@ from accelsched.formulations import partition_branch, partition_colgen
 from accelsched.formulations.partition_branch import BranchAndPrice, Node, ProofSettings, prepare
 from accelsched.formulations.partition_colgen import ColumnGeneration, Outcome
 from accelsched.formulations.partition_common import InnerPoint, OpenNode, VariantTable
-from accelsched.formulations.partition_master import MasterLp, RestrictedMaster
+from accelsched.formulations.partition_master import MasterLp, Probe, RestrictedMaster
 from accelsched.formulations.partition_pricing import PricingModel, TrafficTerms
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.partition import Metric, PartitionInstance
@@ -165,7 +165,7 @@ def assert_tree_logged(log: list[str], *, open_at_deadline: bool) -> None:
     )
     for rules, how in nodes.values():
         assert any(end in how for end in ends), how
-        branched = re.fullmatch(r"branched on (\d+) and (\d+)", how)
+        branched = re.fullmatch(r"branched on (\d+) and (\d+)(?: \(strong branching over .+\))?", how)
         if branched:
             first, second = branched.groups()
             extended = [other - rules for other, _ in nodes.values() if rules < other and len(other) == len(rules) + 1]
@@ -226,9 +226,11 @@ def rooted(seed: int, act: int) -> tuple[float, VariantTable, ColumnGeneration, 
     return best, table, generation, generation.run(None)
 
 
-@pytest.mark.parametrize(("settle", "cuts"), [(True, True), (False, True), (False, False)])
+@pytest.mark.parametrize(
+    ("settle", "cuts", "strong"), [(True, True, 8), (False, True, 8), (False, False, 8), (False, False, 1)]
+)
 def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
-    settle: bool, cuts: bool, monkeypatch: pytest.MonkeyPatch
+    settle: bool, cuts: bool, strong: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On instances whose LP is fractional, with the listing given up at once: the tree proves brute
     force's optimum. Without ``settle`` no node is settled by its integer program, and only those
@@ -238,8 +240,10 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
     :data:`BRANCHING`), and every one of them must branch. With ``cuts``, the nodes get subset-row
     cuts before they branch (some must), and the pricing charges them; a root whose cuts leave its LP
     where it was, and turn up an integral vertex of it, is settled without branching (and
-    counted with the trees that branch)."""
+    counted with the trees that branch). With ``strong`` pairs probed, some node is branched by
+    strong branching; with one, the pair nearest 1/2 is taken unprobed."""
     forced_to_branch(monkeypatch)
+    monkeypatch.setattr(partition_branch, "STRONG_CANDIDATES", strong)
     if not cuts:
         monkeypatch.setattr(partition_branch, "SUBSET_ROW_ROUNDS", 0)
     if not settle:
@@ -253,7 +257,7 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
         return decided[-1]
 
     monkeypatch.setattr(ColumnGeneration, "_phase_one", spy)
-    branched, cut = 0, 0
+    branched, cut, probed = 0, 0, 0
     cases = BRANCHING if settle else TREE_ALONE
     for seed, act in cases:
         best, table, generation, root = rooted(seed, act)
@@ -268,7 +272,9 @@ def test_the_tree_alone_reaches_brute_force_where_the_lp_is_fractional(
         at_once = any("pricing again cannot raise its bound" in line for line in outcome.tree)
         branched += outcome.nodes > 1 or at_once  # the root's cuts may turn up an integral vertex of its LP
         cut += len(generation.cuts) > 0
+        probed += any("strong branching over" in line for line in outcome.tree)
     assert branched == len(cases), branched
+    assert bool(probed) == (strong > 1), probed
     assert None not in decided
     assert bool(cut) == cuts, cut
     if not settle and not cuts:  # nodes whose rules leave no partition, proven so by phase one
@@ -840,6 +846,74 @@ def test_a_vertex_is_cut_unless_it_keeps_more_artificial_cover_than_phase_ones_t
     root = Node(lp.value, 0, frozenset(), ())
     added = tree._cut(root, dataclasses.replace(lp, artificial=artificial))
     assert bool(added) == cut and len(generation.cuts) == added
+
+
+@pytest.mark.parametrize(("seed", "act"), [(76, 800), (104, 700)])
+def test_a_probe_is_the_masters_lp_under_the_nodes_rules_and_one_more(
+    seed: int, act: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Strong branching's probes (one dual-simplex model; a rule's breaking variants held at 0, then
+    released) give the values of the master's own LP built under the node's rules and that rule
+    (interior point, the variants held at 0 by :meth:`RestrictedMaster.forbidden`): both rules on
+    each fractional pair of the root's vertex, at the root and under a rule on another pair."""
+    forced_to_branch(monkeypatch)
+    _, _, generation, root = rooted(seed, act)
+    assert not root.complete
+    master = generation.master
+    pairs = BranchAndPrice(generation).branching_pairs(master.solve_lp(None, vertex=True))
+    assert len(pairs) >= 3, pairs
+    for node in (frozenset(), frozenset({PairRule(*pairs[-1], False)})):
+        rules = [PairRule(*pair, together) for pair in pairs[:-1] for together in (True, False)]
+        master.rules = node
+        probes = master.probe(rules)
+        assert len(probes) == len(rules)
+        for rule, probe in zip(rules, probes, strict=True):
+            master.rules = node | {rule}
+            assert math.isclose(probe.value, master.solve_lp().value, rel_tol=1e-6), (node, rule, probe)
+    master.rules = frozenset()
+
+
+def test_strong_branching_takes_the_pair_whose_children_gain_most(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chosen pair has the largest product of its children's LP gains over the node's LP, each
+    capped at the distance to the prune level (a child left partly to an artificial variable, or
+    whose solve stopped, counts as the cap) and at least a millionth of it; ties go to the pair
+    nearer 1/2 (earlier), probes cut short by the deadline leave the pairs probed in full (none:
+    the first pair), and with one candidate, or a node LP its deadline stopped, nothing is probed."""
+    forced_to_branch(monkeypatch)
+    _, _, generation, _ = rooted(76, 800)
+    tree = BranchAndPrice(generation)
+    monkeypatch.setattr(BranchAndPrice, "prune_level", lambda self: 110.0)
+    lp = MasterLp(value=100.0, duals=(), support=(), base=0.0, least=0.0, n=0)
+    pairs = [(0, 1), (0, 2), (1, 2), (2, 3)]
+    asked = [PairRule(*pair, together) for pair in pairs for together in (True, False)]
+
+    def probing(values: list[Probe]) -> None:
+        def probe(self: RestrictedMaster, rules: Sequence[PairRule], deadline: float | None = None) -> list[Probe]:
+            assert list(rules) == asked
+            return values
+
+        monkeypatch.setattr(RestrictedMaster, "probe", probe)
+
+    level = [Probe(100.0, 0.0), Probe(130.0, 0.0)]  # (0, 1): 0 and 30, capped at 10: 1e-5 x 10
+    middle = [Probe(104.0, 0.0), Probe(104.0, 0.0), Probe(105.0, 0.0), Probe(103.0, 0.0)]  # 16, 15
+    probing([*level, *middle, Probe(1e12, 1.0), Probe(102.0, 0.0)])  # (2, 3): an artificial kept: 10 x 2
+    pair, how = tree._strong_pair(pairs, lp, None)
+    assert pair == (2, 3), how
+    assert re.fullmatch(
+        r" \(strong branching over 4 pairs in \d+\.\d s: its children's LPs \+10 together, \+2 apart\)", how
+    )
+    middle = [Probe(105.0, 0.0), Probe(104.0, 0.0), Probe(99.0, 0.0), Probe(90.0, 0.0)]  # 20, 1e-10
+    probing([*level, *middle, Probe(math.inf, 0.0), Probe(102.0, 0.0)])  # (2, 3): a stopped solve: 10 x 2
+    assert tree._strong_pair(pairs, lp, None)[0] == (0, 2)
+    probing([*level, Probe(105.0, 0.0)])  # the deadline came after three probes
+    assert tree._strong_pair(pairs, lp, None)[0] == (0, 1)
+    probing([Probe(105.0, 0.0)])
+    assert tree._strong_pair(pairs, lp, None) == ((0, 1), "")
+    monkeypatch.setattr(partition_branch, "STRONG_CANDIDATES", 1)
+    monkeypatch.setattr(RestrictedMaster, "probe", None)
+    assert tree._strong_pair(pairs, lp, None) == ((0, 1), "")
+    monkeypatch.setattr(partition_branch, "STRONG_CANDIDATES", 8)
+    assert tree._strong_pair(pairs, dataclasses.replace(lp, value=math.inf), None) == ((0, 1), "")
 
 
 def test_a_node_whose_cuts_hold_at_its_vertex_is_branched_without_pricing_again(
