@@ -573,13 +573,6 @@ class BranchAndPrice:
         gain = with_cuts.value - node.bound
         return gain > proof_tolerance(self.table.instance.n_layers, with_cuts.value)
 
-    def branching_pair(self, lp: MasterLp, rules: frozenset[PairRule] = frozenset()) -> tuple[int, int] | None:
-        """The pair of layers whose together-weight in an LP solution is nearest 1/2 (module
-        docstring), or None when no pair without a rule is fractional (the first of
-        :meth:`branching_pairs`)."""
-        pairs = self.branching_pairs(lp, rules)
-        return pairs[0] if pairs else None
-
     def _strong_pair(
         self, pairs: Sequence[tuple[int, int]], lp: MasterLp, deadline: float | None
     ) -> tuple[tuple[int, int], str]:
