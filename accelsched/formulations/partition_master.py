@@ -450,7 +450,7 @@ class RestrictedMaster:
         node, then, for each rule, the variants that break it are held at 0, the model solved
         again from the node's basis, and the bounds restored. Pricing would add columns, which can
         only lower these values. Probing stops at the deadline: the list then ends early."""
-        lp, _, n_var = self._matrix(artificial=True)
+        lp, _, _ = self._matrix(artificial=True)
         h = self._highs(None if deadline is None else deadline - time.perf_counter())
         h.setOptionValue("solver", "simplex")
         h.passModel(lp)
@@ -464,7 +464,7 @@ class RestrictedMaster:
                 break
             first, second = covering[rule.first], covering[rule.second]
             broken = np.setxor1d(first, second) if rule.together else np.intersect1d(first, second)
-            broken = broken[(broken < n_var) & (upper[broken] > 0.0)].astype(np.int32)
+            broken = broken[upper[broken] > 0.0].astype(np.int32)
             zeros = np.zeros(len(broken))
             h.changeColsBounds(len(broken), broken, zeros, zeros)
             h.run()
