@@ -37,8 +37,9 @@ bound, the best partition) in a pair ledger per workload and design, which the n
 with the same directory starts from; ``--designs`` and ``--workloads`` choose the rows, and
 ``--merge`` puts them into the committed table. *ledger* prints where each proof stands: the
 incumbent, the bound, and per pair still open or solved its bound, its cutoff, how far the bound
-is short of it, the time spent and the open pairs within it (a run solves the pair with the most
-first; such pairs are the ones to give the runs of a divided proof). *merge* puts a proof divided
+is short of it, its ceiling (the LP value of its master, which its root's bound cannot pass), the
+time spent and the open pairs within it that its root may settle (a run solves the pair with the
+most first; such pairs are the ones to give the runs of a divided proof). *merge* puts a proof divided
 between runs back together: the pairs another run (another process or machine, started from a
 copy of ``--base-dir``'s ledgers, given its share of the pairs by ``accelsched solve ... --ledger
 FILE --pairs ACT/WEIGHT,...``) solved go into ``--ledger-dir``'s, each pair keeping the higher
@@ -349,7 +350,9 @@ def ledger_report(workloads: Sequence[str], designs: Sequence[str], ledger_dir: 
     Per workload and design: the incumbent and the bound of the whole problem, then each pair of
     candidates still open or solved by some run: its floor, its bound :math:`L(p)`, its cutoff
     :math:`c(p)`, how far :math:`L(p)` is short of :math:`c(p)` (the pair settles when it reaches
-    it), the seconds spent on it and the subgraphs kept for its next solve.
+    it), its ceiling :math:`C(p)` (its root's bound cannot pass it; "open, tree" when it is below
+    :math:`c(p)`: only the pair's branch-and-price can settle it), the seconds spent on it, the
+    subgraphs kept for its next solve and the open pairs within it that its root may settle.
 
     Raises
     ------
@@ -381,14 +384,16 @@ def ledger_report(workloads: Sequence[str], designs: Sequence[str], ledger_dir: 
                 f"{len(states)} pairs open, {sum(state.seconds for state in states):.0f} s of pair solves"
             )
             lines.append(f"  {'pair KB':<12}{'floor':>14}{'bound L(p)':>16}{'cutoff c(p)':>16}{'short by':>10}"
-                         f"{'seconds':>10}{'subgraphs':>11}{'within':>8}  state")  # fmt: skip
+                         f"{'ceiling C(p)':>16}{'seconds':>10}{'subgraphs':>11}{'within':>8}  state")  # fmt: skip
             for state in states:
                 if state.open or state.seconds > 0:
                     short = "-" if math.isinf(state.cutoff) else f"{(state.cutoff - state.lower) / state.cutoff:.2%}"
+                    ceiling = "-" if math.isinf(state.ceiling) else f"{state.ceiling:.7g}"
+                    condition = "open, tree" if state.tree_only else "open"
                     lines.append(
                         f"  {f'{state.act_bytes // 1024}/{state.weight_bytes // 1024}':<12}{state.floor:>14.7g}"
-                        f"{state.lower:>16.7g}{state.cutoff:>16.7g}{short:>10}{state.seconds:>10.0f}"
-                        f"{state.subgraphs:>11}{state.within:>8}  {'open' if state.open else 'settled'}"
+                        f"{state.lower:>16.7g}{state.cutoff:>16.7g}{short:>10}{ceiling:>16}{state.seconds:>10.0f}"
+                        f"{state.subgraphs:>11}{state.within:>8}  {condition if state.open else 'settled'}"
                     )
     return "\n".join(lines)
 

@@ -111,10 +111,28 @@ in that ledger took 347-7,434 s. A pair with a small activation buffer gained le
 within, its LP 1.32e9 an hour in, level 1.288e9 then) was settled in 4,072 s at 1.235e9, with 1
 within. (Both on one core each, for the first 70 minutes beside a third process.)
 
+Ceilings
+--------
+The same cap applies before a pair's solve starts. Any LP value of a pair's restricted master
+(over any of its columns) is at least its LP optimum, so no bound its root proves passes it; and a
+pair :math:`q \ge p` has every column of :math:`p`, each of no larger metric there, so that
+value is a *ceiling* at :math:`q` too. A pair left open records the LP value of its master over
+every subgraph its solve met (:attr:`PairOutcome.ceiling`, kept in the ledger); a pair's ceiling
+:math:`C(p)` is the least recorded at it or at a pair within it (unknown, infinite, when none is).
+Its root can settle only the open pairs :math:`r \le p` whose cutoff lies below it, itself
+included (:meth:`CapacityDecomposition.settleable`): when :math:`C(p) \le c(p)`, only its tree
+settles it. Motivated by NasNet's shared buffer (energy): its 512 KB pair, with 7 open pairs
+within it, was handed out first; its root priced for 4,042 s to a bound of 9.297e8, and its tree's
+first node for 2,138 s more over two runs without moving it. The LP value of its master over the
+16,203 subgraphs then kept (its own and the 256 KB pair's) was 9.405e8: below its own cutoff,
+9.414e8, and the cutoffs of the 6 pairs within it (9.74e8 to 1.138e9), so that its root could
+settle none of them, nor the pair itself.
+
 Running order
 -------------
-The open pair with the most open pairs within it (ties: the least bound
-:math:`\kappa(p) + \alpha L(p)`, then the smaller capacity) is solved with the time left, until
+The open pair with the most open pairs within it that its root can settle (those below its
+ceiling; ties: the least bound :math:`\kappa(p) + \alpha L(p)`, then the smaller capacity) is
+solved with the time left, until
 no open pair's bound is below :math:`U` (the incumbent is optimal, :attr:`Decomposition.complete`)
 or the time runs out (the bound is the least over the open pairs, at least the forced traffic): the
 pairs whose reach settles the most first. Without an incumbent, or with :math:`\alpha = 0`, no
@@ -187,7 +205,8 @@ from accelsched.formulations.partition_common import (
     keep_better_inner,
     keep_last_tree,
 )
-from accelsched.formulations.partition_ledger import Ledger, instance_digest
+from accelsched.formulations.partition_ledger import Ledger, instance_digest, lower_ceiling
+from accelsched.formulations.partition_master import RestrictedMaster
 from accelsched.formulations.partition_milp import PartitionMilp
 from accelsched.logs import show_records
 from accelsched.problems.partition import Metric, PartitionInstance, PartitionSolution
@@ -274,9 +293,16 @@ class PairState:
     subgraphs
         Subgraphs the ledger keeps for its next solve.
     within
-        Open pairs within it, itself included (0 when it is settled): those its solve may settle
-        by its reach. A run solves the pair with the most first (module docstring, "Running
-        order"); shares of a divided proof are best given such pairs.
+        Open pairs within it, itself included, that its root may settle by its reach: those whose
+        cutoff is below its ceiling (0 when it is settled). A run solves the pair with the most
+        first (module docstring, "Running order"); shares of a divided proof are best given such
+        pairs.
+    ceiling
+        :math:`C(p)`: no bound its root's column generation proves passes it (module docstring,
+        "Ceilings"; inf when unknown).
+    tree_only
+        Whether it is open and its ceiling is at or below its cutoff (less the proof's tolerance): its
+        root cannot settle it, only its branch-and-price can.
     """
 
     act_bytes: int
@@ -288,6 +314,8 @@ class PairState:
     seconds: float
     subgraphs: int
     within: int
+    ceiling: float = math.inf
+    tree_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -430,13 +458,18 @@ class CapacityDecomposition:
         """Per pair solved (in this run or, from the ledger, an earlier one): its best root inner point."""
         self.trees: dict[tuple[int, int], TreeState] = {}
         """Per pair whose last solve stopped in branch-and-price: the open nodes its next solve resumes."""
+        self.ceilings: dict[tuple[int, int], float] = {}
+        """Per pair left open by a solve (of this run or, from the ledger, an earlier one): the least LP
+        value of its master recorded (module docstring, "Ceilings")."""
         self.code = code_fingerprint() if ledger is not None else ""
         """The code's fingerprint, recorded with each pair in the ledger."""
         if ledger is not None:
             self._restore(ledger)
 
     def _restore(self, ledger: Ledger) -> None:
-        """Start from a ledger: its pairs' bounds (within them too), its partition when better."""
+        """Start from a ledger: its pairs' bounds (within them too), its partition when better, its
+        pairs' ceilings (an open pair's, when the ledger kept its subgraphs but no ceiling: the LP
+        value of its master over them, :func:`master_value`)."""
         if ledger.instance is not self.instance and instance_digest(ledger.instance) != instance_digest(self.instance):
             raise ValueError("the ledger was opened for another instance")
         for point in self.points:
@@ -445,10 +478,18 @@ class CapacityDecomposition:
                 self._raise(point, known.lower)
         self.inner.update(ledger.inner)
         self.trees.update(ledger.trees)
+        self.ceilings.update((key, pair.ceiling) for key, pair in ledger.pairs.items() if pair.ceiling is not None)
         if ledger.incumbent is not None:
             value = self._objective(ledger.incumbent)
             if value < self.upper:
                 self.incumbent, self.upper = ledger.incumbent, value
+        for point in self.open_points():  # a ledger written before ceilings were kept
+            key = (point.act_bytes, point.weight_bytes)
+            if key not in self.ceilings and ledger.columns.get(key):
+                nothing = ColumnSet((), False, 0, 0)  # the single layers, beside the subgraphs kept
+                ceiling = master_value(VariantTable(self.fixed(point), nothing, self._seeds(point)))
+                if ceiling is not None:
+                    self.ceilings[key] = ceiling
 
     # ---------------------------------------------------------- bounds
     def floor(self, point: CapacityPoint) -> float:
@@ -479,6 +520,29 @@ class CapacityDecomposition:
         cut = (self.upper - point.capacity_bytes) / alpha
         return math.ceil(cut - 1e-9 * max(1.0, abs(cut))) if self.whole_bytes else cut
 
+    def ceiling(self, point: CapacityPoint) -> float:
+        """:math:`C(p)`: the least ceiling recorded at the pair or at a pair within it (inf: none is)."""
+        return min(
+            (
+                value
+                for (act, weight), value in self.ceilings.items()
+                if act <= point.act_bytes and weight <= point.weight_bytes
+            ),
+            default=math.inf,
+        )
+
+    def settleable(self, point: CapacityPoint) -> list[CapacityPoint]:
+        """The open pairs within ``point`` (itself too when it is open) but those whose finite cutoff,
+        less the proof's tolerance, is at or above its ceiling: those its root's bound may still
+        settle (module docstring, "Ceilings"); every open pair within it while its ceiling is
+        unknown or without an incumbent."""
+        top, n = self.ceiling(point), self.instance.n_layers
+
+        def beyond(cut: float) -> bool:
+            return math.isfinite(cut) and cut - proof_tolerance(n, cut) >= top
+
+        return [other for other in self.open_within(point) if not beyond(self.cutoff(other))]
+
     def _raise(self, point: CapacityPoint, lower: float) -> None:
         """Record a bound proven at ``point``: it holds at every pair within it."""
         for other in self.points:
@@ -486,14 +550,15 @@ class CapacityDecomposition:
                 other.lower = max(other.lower, lower)
 
     def states(self) -> list[PairState]:
-        """Every pair's bound, cutoff, open pairs within it and (with a ledger) the time spent on it,
-        in capacity order."""
+        """Every pair's bound, cutoff, ceiling, open pairs within it that its root may settle and
+        (with a ledger) the time spent on it, in capacity order."""
         still = [id(point) for point in self.open_points()]
         states = []
         for point in sorted(self.points, key=lambda p: (p.capacity_bytes, p.act_bytes)):
             key = (point.act_bytes, point.weight_bytes)
             known = None if self.ledger is None else self.ledger.pairs.get(key)
             kept = () if self.ledger is None else self.ledger.columns.get(key, ())
+            settleable = [id(other) for other in self.settleable(point)] if id(point) in still else []
             states.append(
                 PairState(
                     *key,
@@ -503,7 +568,9 @@ class CapacityDecomposition:
                     id(point) in still,
                     0.0 if known is None else known.seconds,
                     len(kept),
-                    len(self.open_within(point)) if id(point) in still else 0,
+                    len(settleable),
+                    self.ceiling(point),
+                    id(point) in still and id(point) not in settleable,
                 )
             )
         return states
@@ -600,6 +667,9 @@ class CapacityDecomposition:
         keep_better_inner(self.inner, key, outcome.inner)
         tree = None if outcome.settled else outcome.tree
         keep_last_tree(self.trees, key, tree)
+        ceiling = lower_ceiling(outcome.ceiling, self.ceilings.get(key))
+        if ceiling is not None:
+            self.ceilings[key] = ceiling
         self._raise(point, outcome.lower)
         point.settled = point.settled or outcome.settled
         result = "no partition"
@@ -619,6 +689,7 @@ class CapacityDecomposition:
                 columns,
                 outcome.inner,
                 tree,
+                outcome.ceiling,
             )
             self._write_ledger()
         self.log.append(
@@ -643,14 +714,14 @@ class CapacityDecomposition:
         self.ledger.save()
 
     def _next(self, busy: Collection[CapacityPoint]) -> CapacityPoint | None:
-        """The open pair not being solved with the most open pairs within it (ties: the least bound,
-        then the smaller capacity), if any; the least bound first without a finite cutoff (module
-        docstring, "Running order")."""
+        """The open pair not being solved with the most open pairs within it that its root may settle
+        (:meth:`settleable`; ties: the least bound, then the smaller capacity), if any; the least
+        bound first without a finite cutoff (module docstring, "Running order")."""
         points = [p for p in self._mine() if all(p is not other for other in busy)]
         bounded = math.isfinite(self.upper) and self.instance.alpha > 0
 
         def key(point: CapacityPoint) -> tuple[int, float, int]:
-            return (-len(self.open_within(point)) if bounded else 0, self.floor(point), point.capacity_bytes)
+            return (-len(self.settleable(point)) if bounded else 0, self.floor(point), point.capacity_bytes)
 
         return min(points, key=key, default=None)
 
@@ -804,6 +875,7 @@ class PairSolver:
         if run.proven_bound is not None:  # over every column: past the cutoff (up to the reach at the root)
             lower = max(lower, run.proven_bound)
         settled = run.table.complete and answer.status is Status.OPTIMAL
+        ceiling = None if settled or listed.complete else master_value(run.table)
         return PairOutcome(
             lower,
             settled,
@@ -814,6 +886,7 @@ class PairSolver:
             run.inner,
             "" if settled else _why_open(run.table, listed, answer.status),
             run.tree,
+            ceiling,
         )
 
 
@@ -882,6 +955,9 @@ class PairOutcome:
         Why an open pair's solve stopped where it did (:func:`_why_open`); empty when settled.
     tree
         The open nodes of its branch-and-price tree when it stopped there, or None.
+    ceiling
+        When it is left open with its columns generated: the LP value of its master over every
+        column its solve met (:func:`master_value`; module docstring, "Ceilings"), else None.
     """
 
     lower: float
@@ -893,6 +969,15 @@ class PairOutcome:
     inner: InnerPoint | None = None
     stopped: str = ""
     tree: TreeState | None = None
+    ceiling: float | None = None
+
+
+def master_value(table: VariantTable) -> float | None:
+    """The LP value of the master over a fixed-capacity table's columns, without branching rules, at a
+    vertex (crossover): at least the LP optimum over every column, so at least every bound column
+    generation proves. None when the LP is not solved to optimality."""
+    lp = RestrictedMaster(table).solve_lp(vertex=True)
+    return lp.value if lp.status == "Optimal" and math.isfinite(lp.value) else None
 
 
 def _why_open(table: VariantTable, listed: ColumnSet, status: Status) -> str:

@@ -22,7 +22,11 @@ node's pair rules, inner point and bound; the least bound of the nodes closed; t
 they were closed at; the cycles of subgraphs cut from the master; the subset-row cuts, whose
 duals follow the layers' in a node's), and the pair's next solve
 resumes the tree from them rather than from its root: a tree longer than one run is still
-solved once.
+solved once. For a pair left open it also keeps the *ceiling*: the LP value of the pair's
+restricted master over every subgraph its solves met (the least such value recorded), above
+which no bound column generation proves at the pair can rise, so that a run can tell the
+pairs whose own roots may still settle pairs within them from those that need a tree
+(:mod:`~accelsched.formulations.partition_capacity`, "Running order").
 
 The file is JSON, written again after each solved pair (to a temporary file, then renamed,
 so that a run killed while writing leaves the previous ledger)::
@@ -31,7 +35,7 @@ so that a run killed while writing leaves the previous ledger)::
      "instance": "<digest of the instance>", "workload": "randwire_a",
      "incumbent": {"solution": {...}, "objective": 2848378.35},
      "pairs": [{"act_bytes": 262144, "weight_bytes": 0, "lower": 1.24e9,
-                "seconds": 2582.8, "code": "1a2b3c4d5e6f",
+                "seconds": 2582.8, "code": "1a2b3c4d5e6f", "ceiling": 1.31e9 or null,
                 "columns": [[3, 4, 7], ...],
                 "inner": {"bound": 1.24e9, "duals": [...]} or null,
                 "tree": {"level": 1.02e9, "closed": 1.03e9 or null,
@@ -42,7 +46,8 @@ so that a run killed while writing leaves the previous ledger)::
 
 A ledger written before trees were kept has no ``tree`` fields, and is read as one whose pairs
 left none; a tree written before subset-row cuts has no ``cuts``, and is read as one without;
-a node written before its cut rounds were kept has no ``cut_rounds``, and is read as one that had none.
+a node written before its cut rounds were kept has no ``cut_rounds``, and is read as one that had none;
+a pair written before ceilings were kept has no ``ceiling``, and is read as one of unknown ceiling.
 
 The instance digest covers the workload, the accelerator, the buffer design, the candidates,
 the metric and alpha: a ledger opened for another instance is refused. The cost model is
@@ -94,6 +99,7 @@ __all__ = [
     "PairBound",
     "instance_digest",
     "keep_final",
+    "lower_ceiling",
     "open_ledger",
     "takes_ledger",
     "with_ledger",
@@ -148,6 +154,9 @@ class PairBound:
         Time spent solving the pair, over every run.
     code
         Fingerprint of the code that last solved it.
+    ceiling
+        The least LP value of the pair's restricted master its solves recorded: an upper bound of
+        the pair's LP optimum, so of every bound its root's column generation proves (None: unknown).
     """
 
     act_bytes: int
@@ -155,6 +164,7 @@ class PairBound:
     lower: float
     seconds: float
     code: str
+    ceiling: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-compatible form."""
@@ -164,6 +174,7 @@ class PairBound:
             "lower": self.lower,
             "seconds": round(self.seconds, 1),
             "code": self.code,
+            "ceiling": self.ceiling,
         }
 
 
@@ -361,15 +372,18 @@ class Ledger:
         columns: tuple[tuple[int, ...], ...] = (),
         inner: InnerPoint | None = None,
         tree: TreeState | None = None,
+        ceiling: float | None = None,
     ) -> None:
-        """Keep the better of a pair's bounds and of its inner points, add its solve time, keep the
-        subgraphs its solve generated when it is left open (none when settled) and the open nodes
-        of the tree it stopped in (None: it did not, or it is settled); written by :meth:`save`."""
+        """Keep the better of a pair's bounds, of its inner points and of its ceilings (the lower), add
+        its solve time, keep the subgraphs its solve generated when it is left open (none when
+        settled) and the open nodes of the tree it stopped in (None: it did not, or it is settled);
+        written by :meth:`save`."""
         key = (act_bytes, weight_bytes)
         before = self.pairs.get(key)
         if before is not None:
             lower, seconds = max(lower, before.lower), seconds + before.seconds
-        self.pairs[key] = PairBound(act_bytes, weight_bytes, lower, seconds, code)
+            ceiling = lower_ceiling(ceiling, before.ceiling)
+        self.pairs[key] = PairBound(act_bytes, weight_bytes, lower, seconds, code, ceiling)
         self.columns[key] = columns
         keep_better_inner(self.inner, key, inner)
         keep_last_tree(self.trees, key, tree)
@@ -385,10 +399,11 @@ class Ledger:
         A proof divided between runs (processes or machines, each from a copy of one ledger, each
         solving pairs the others do not) is put back together here. Every recorded bound is a bound
         of the instance whatever run proved it, so merging is sound in any order: each pair keeps
-        the higher bound. ``base`` is the ledger both runs started from (None: an empty one); a pair
-        counts as solved by ``other`` when it spent time on it beyond ``base``, and only that time is
-        added. The subgraphs, tree and code of a pair solved by both runs are those of the run whose
-        bound is higher (this ledger's on a tie); its inner point is the one of higher bound.
+        the higher bound (and the lower ceiling). ``base`` is the ledger both runs started from (None:
+        an empty one); a pair counts as solved by ``other`` when it spent time on it beyond ``base``,
+        and only that time is added. The subgraphs, tree and code of a pair solved by both runs are
+        those of the run whose bound is higher (this ledger's on a tie); its inner point is the one
+        of higher bound.
 
         Parameters
         ----------
@@ -438,6 +453,7 @@ class Ledger:
                 max(pair.lower, mine.lower),
                 mine.seconds + max(spent, 0.0),
                 pair.code if theirs_better else mine.code,
+                lower_ceiling(pair.ceiling, mine.ceiling),
             )
             if theirs_better:
                 self.columns[key] = other.columns.get(key, ())
@@ -514,9 +530,19 @@ def _pair_bound(entry: Mapping[str, Any]) -> PairBound:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"pair field {key} must be a whole number of bytes, got {value!r}")
     for key, value in (("lower", lower), ("seconds", seconds)):
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        if not _finite(value):
             raise ValueError(f"pair field {key} must be a finite number, got {value!r}")
-    return PairBound(act, weight, float(lower), float(seconds), str(entry.get("code", "")))
+    ceiling = entry.get("ceiling")  # pairs written before ceilings were kept: unknown
+    if ceiling is not None and not _finite(ceiling):
+        raise ValueError(f"pair field ceiling must be a finite number or null, got {ceiling!r}")
+    code = str(entry.get("code", ""))
+    return PairBound(act, weight, float(lower), float(seconds), code, None if ceiling is None else float(ceiling))
+
+
+def lower_ceiling(first: float | None, second: float | None) -> float | None:
+    """The lower of two ceilings of a pair (:attr:`PairBound.ceiling`), either unknown (None)."""
+    known = [value for value in (first, second) if value is not None]
+    return min(known) if known else None
 
 
 def open_ledger(path: str | Path | None, instance: PartitionInstance) -> Ledger | None:

@@ -203,7 +203,8 @@ def test_coexplore_refuses_a_ledger_of_another_instance_before_running(
 def test_the_ledger_table_shows_where_each_pair_stands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A bound recorded at one pair holds at the pairs within it (shown there too), not above it; the pair
     shows the time spent on it, the subgraphs kept and the open pairs within it (itself and the smaller
-    ones); without an incumbent every pair is open."""
+    ones); its ceiling (the LP value of its master over the subgraphs kept) holds at the pairs above it,
+    not within it; without an incumbent every pair is open."""
     workload = "random:8:1"
     instance = make_instance(load_workload(workload), load_accelerator("cocco-simba-shared"), COCCO_ENERGY)
     path = tmp_path / partition_tables._ledger_name(workload, "shared")
@@ -219,8 +220,12 @@ def test_the_ledger_table_shows_where_each_pair_stands(tmp_path: Path, capsys: p
     assert lines[0].endswith(f", {len(candidates)} of {len(candidates)} pairs open, 12 s of pair solves")
     rows = {line.split()[0]: line.split() for line in lines[2 : 2 + len(candidates)]}
     within = str(candidates.index(middle) + 1)
-    assert rows[f"{middle // 1024}/0"][2:] == ["1e+12", "inf", "-", "12", "2", within, "open"]
+    row = rows[f"{middle // 1024}/0"]
+    assert row[2:5] + row[6:] == ["1e+12", "inf", "-", "12", "2", within, "open"]
+    ceiling = row[5]
     assert all((float(row[2]) == 1e12) == (int(key.split("/")[0]) * 1024 <= middle) for key, row in rows.items())
+    assert all((row[5] == ceiling) == (int(key.split("/")[0]) * 1024 >= middle) for key, row in rows.items())
+    assert 0 < float(ceiling) < float("inf")
     assert lines[-1] == f"random:8:2 (shared): no ledger at {tmp_path / 'partition_coexplore_random-8-2_shared.json'}"
 
 

@@ -34,6 +34,7 @@ from accelsched.formulations.partition_capacity import (
     capacity_points,
     check_share,
     decompose,
+    master_value,
 )
 from accelsched.formulations.partition_colgen import ColumnGeneration
 from accelsched.formulations.partition_common import VariantTable
@@ -228,6 +229,85 @@ def test_the_pair_with_the_most_open_pairs_within_goes_first_with_their_reach() 
         busy.append(point)
     assert len(busy) == len(opened) >= 4
     assert len(decomposition.open_within(busy[0])) > len(decomposition.open_within(busy[-1])) == 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_ceiling_is_at_least_the_lp_optimum_at_its_pair_and_at_every_pair_above_it(seed: int) -> None:
+    """The LP value of a pair's master over some of its columns (:func:`master_value`) is at least the LP
+    optimum over every column of the pair and of each pair containing it, whose columns include the
+    pair's at no larger metric (module docstring, "Ceilings"); here over every other subgraph it has,
+    which leaves it above its own optimum on some pairs (the test would notice a ceiling that is not)."""
+    instance = instance_of(seed)
+    points = capacity_points(instance)
+    nothing = ColumnSet((), False, 0, 0)
+    optimum = {}
+    for point in points:
+        pair = fixed(instance, (point.act_bytes, point.weight_bytes))
+        columns = enumerate_columns(pair)
+        assert columns.complete
+        optimum[id(point)] = master_value(VariantTable(pair, columns))
+    above = 0
+    for point in points:
+        pair = fixed(instance, (point.act_bytes, point.weight_bytes))
+        some = [column.members for column in enumerate_columns(pair).columns[::2]]
+        ceiling = master_value(VariantTable(pair, nothing, some))
+        assert ceiling is not None
+        for other in points:
+            lp = optimum[id(other)]
+            if point.within(other):
+                assert lp is not None and lp <= ceiling + 1e-7 * max(1.0, abs(ceiling)), (seed, point, other)
+        own = optimum[id(point)]
+        assert own is not None
+        above += ceiling > own + 1e-6 * max(1.0, abs(own))
+    assert above >= 1, seed
+
+
+def test_a_pair_left_open_records_its_ceiling_above_its_bound() -> None:
+    """A pair's solve stopped by its round limit records the LP value of its master, which is at least
+    its lower bound and its LP optimum over every column; a settled pair records none."""
+    instance = instance_of(2)
+    decomposition = CapacityDecomposition(
+        instance, None, SolveOptions(), enumerate_columns(instance, BUDGET), ProofSettings(BUDGET, 1)
+    )
+    top = max(decomposition.points, key=lambda p: (p.act_bytes, p.weight_bytes))
+    outcome = decomposition.solver.solve(PairTask(top.act_bytes, top.weight_bytes, math.inf, None, None))
+    pair = decomposition.fixed(top)
+    lp = master_value(VariantTable(pair, enumerate_columns(pair)))
+    assert not outcome.settled and outcome.ceiling is not None and lp is not None
+    assert outcome.lower <= lp * (1 + 1e-7) <= outcome.ceiling * (1 + 2e-7)
+    settled = CapacityDecomposition(
+        instance, None, SolveOptions(), enumerate_columns(instance, BUDGET), ProofSettings(BUDGET, 100)
+    ).solver.solve(PairTask(top.act_bytes, top.weight_bytes, math.inf, None, None))
+    assert settled.settled and settled.ceiling is None
+
+
+def test_a_pair_whose_ceiling_is_below_the_cutoffs_within_it_goes_after_the_pairs_whose_roots_may_settle() -> None:
+    """A ceiling at a pair (and so at every pair containing it) leaves it only the open pairs within it
+    whose cutoffs lie below it to settle; below every cutoff, its root settles none, itself included
+    (only its tree can), and a pair that does not contain it goes first."""
+    instance = instance_of(2)  # separate buffers, 2 x 3 pairs
+    reference = run("enumerate", instance)
+    assert reference.solution is not None
+    decomposition = CapacityDecomposition(
+        instance, reference.solution, SolveOptions(), enumerate_columns(instance, BUDGET), ProofSettings(BUDGET, 100)
+    )
+    decomposition.upper *= 1.5  # most pairs open, with finite cutoffs that differ
+    first = decomposition._next([])
+    assert first is not None
+    within = decomposition.open_within(first)
+    cutoffs = sorted(decomposition.cutoff(p) for p in within)
+    assert len(decomposition.settleable(first)) == len(within) >= 3 and cutoffs[0] < cutoffs[-1]
+    key = (first.act_bytes, first.weight_bytes)
+    decomposition.ceilings[key] = ceiling = (cutoffs[0] + cutoffs[-1]) / 2
+    below = [p for p in within if decomposition.cutoff(p) < ceiling]
+    assert [id(p) for p in decomposition.settleable(first)] == [id(p) for p in below] and 0 < len(below) < len(within)
+    decomposition.ceilings[key] = cutoffs[0] / 2
+    assert decomposition.settleable(first) == []
+    state = next(s for s in decomposition.states() if (s.act_bytes, s.weight_bytes) == key)
+    assert state.open and state.tree_only and state.within == 0 and state.ceiling == cutoffs[0] / 2
+    following = decomposition._next([])
+    assert following is not None and not first.within(following) and decomposition.settleable(following)
+    assert all(not decomposition.settleable(p) for p in decomposition.open_points() if first.within(p))
 
 
 def test_a_pair_solved_with_a_reach_records_its_root_bound_for_the_pairs_within_it() -> None:

@@ -19,8 +19,14 @@ import pytest
 from accelsched.errors import InputError
 from accelsched.formulations import partition_branch
 from accelsched.formulations.partition_branch import ProofSettings, master_columns
-from accelsched.formulations.partition_capacity import CapacityDecomposition, PairOutcome, PairSolver, PairTask
-from accelsched.formulations.partition_common import InnerPoint, OpenNode, TreeState
+from accelsched.formulations.partition_capacity import (
+    CapacityDecomposition,
+    PairOutcome,
+    PairSolver,
+    PairTask,
+    master_value,
+)
+from accelsched.formulations.partition_common import InnerPoint, OpenNode, TreeState, VariantTable
 from accelsched.formulations.partition_cpsat import solve_cpsat_partition
 from accelsched.formulations.partition_ledger import LEDGER_KIND, Ledger, instance_digest, keep_final, open_ledger
 from accelsched.formulations.partition_milp import solve_milp
@@ -135,7 +141,9 @@ def test_a_file_that_is_not_a_ledger_is_refused(tmp_path: Path, text: str, messa
         Ledger(path, instance_of(1))
 
 
-@pytest.mark.parametrize(("field", "value"), [("act_bytes", -1), ("lower", "high"), ("seconds", None)])
+@pytest.mark.parametrize(
+    ("field", "value"), [("act_bytes", -1), ("lower", "high"), ("seconds", None), ("ceiling", "low")]
+)
 def test_a_malformed_pair_is_refused_with_its_field(tmp_path: Path, field: str, value: object) -> None:
     instance, path = written_ledger(tmp_path)
     data = json.loads(path.read_text())
@@ -585,13 +593,54 @@ def test_a_pair_solved_by_both_runs_keeps_what_the_higher_bound_came_with(tmp_pa
         (pair.lower + 1, tree, ((0,),), "mine"),
     ):
         mine, other = (Ledger(path, instance) for path in copies(base_path, "mine.json", "other.json"))
-        mine.record(*key, pair.lower + 1, 10.0, "mine", ((0,),), worse, tree)
-        other.record(*key, theirs, 4.0, "theirs", (), better, None)
+        mine.record(*key, pair.lower + 1, 10.0, "mine", ((0,),), worse, tree, 9.0)
+        other.record(*key, theirs, 4.0, "theirs", (), better, None, theirs + 7.0)  # 8.0 above the base, then 7.0
         assert mine.merge(other, base) == (key,)
         merged = mine.pairs[key]
         assert merged.lower == max(theirs, pair.lower + 1) and merged.seconds == pytest.approx(pair.seconds + 14.0)
+        assert merged.ceiling == min(9.0, theirs + 7.0)  # the lower, whichever bound is higher
         assert mine.trees.get(key) == expected_tree and mine.columns[key] == expected_columns
         assert mine.inner[key] == better and merged.code == code
+
+
+def test_a_ledger_keeps_the_lower_ceiling_and_reads_a_pair_written_without_one(tmp_path: Path) -> None:
+    instance, path = written_ledger(tmp_path)
+    ledger = Ledger(path, instance)
+    pair = next(iter(ledger.pairs.values()))
+    key = (pair.act_bytes, pair.weight_bytes)
+    for ceiling, kept in ((7.0, 7.0), (9.0, 7.0), (None, 7.0), (5.0, 5.0)):
+        ledger.record(*key, pair.lower, 1.0, pair.code, (), None, None, ceiling)
+        assert ledger.pairs[key].ceiling == kept
+    ledger.save()
+    assert Ledger(path, instance).pairs[key].ceiling == 5.0
+    data = json.loads(path.read_text())
+    for entry in data["pairs"]:
+        del entry["ceiling"]
+    path.write_text(json.dumps(data))
+    assert all(pair.ceiling is None for pair in Ledger(path, instance).pairs.values())
+
+
+def test_a_run_computes_the_ceiling_of_an_open_pair_whose_ledger_kept_its_subgraphs_without_one(
+    tmp_path: Path,
+) -> None:
+    """A ledger written before ceilings were kept: an open pair's ceiling is the LP value of its master
+    over the subgraphs kept (and the single layers), as its solve would have recorded; a settled pair
+    gets none."""
+    instance = instance_of(7)
+    path = tmp_path / "ledger.json"
+    decomposition(instance, Ledger(path, instance), rounds=2).run(None)
+    data = json.loads(path.read_text())
+    recorded = {(entry["act_bytes"], entry["weight_bytes"]): entry.pop("ceiling") for entry in data["pairs"]}
+    path.write_text(json.dumps(data))
+    assert any(value is not None for value in recorded.values())
+    resumed = decomposition(instance, Ledger(path, instance))
+    still = {(p.act_bytes, p.weight_bytes) for p in resumed.open_points()}
+    kept = {key for key, columns in resumed.ledger.columns.items() if columns} if resumed.ledger else set()
+    assert resumed.ceilings.keys() == still & kept and resumed.ceilings
+    for key, ceiling in resumed.ceilings.items():
+        pair = resumed.solver.fixed(*key)
+        lp = master_value(VariantTable(pair, enumerate_columns(pair)))
+        assert lp is not None and lp <= ceiling * (1 + 1e-7), key
 
 
 def test_a_merge_is_refused_for_another_instance_another_base_or_the_same_file(tmp_path: Path) -> None:
