@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import logging
 import os
 import sys
 import time
@@ -118,12 +119,15 @@ def _parser() -> _Parser:
             p.add_argument("--methods", default=None, help="comma-separated methods (default: all of the problem)")
         p.add_argument("--time-limit", type=float, default=None, metavar="S", help="time limit per method, seconds")
         p.add_argument(
+            "-v",
             "--verbose",
-            action="store_true",
+            action="count",
+            default=0,
             help=(
                 "log progress to stderr with timestamps (partition's exact methods: each pair of the capacity "
                 "decomposition as it starts and ends, each branch-and-price node as it ends, worker processes' "
-                "with their pid)"
+                "with their pid); twice (-vv): also each exact pricing round of column generation, with its "
+                "master's LP value, the bound and the time"
             ),
         )
         p.add_argument("--seed", type=int, default=0)
@@ -567,20 +571,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
 
     def dispatch() -> int:
-        with _progress(getattr(args, "verbose", False)):
+        with _progress(getattr(args, "verbose", 0)):
             return _dispatch(args)
 
     return run_entry(dispatch)  # the reader going away (``| head``) is not an error of ours
 
 
 @contextlib.contextmanager
-def _progress(verbose: bool) -> Iterator[None]:
-    """With ``verbose``, the package's INFO records go to stderr with timestamps while the command
-    runs (the solvers' own loggers, e.g. Pyomo's HiGHS output, stay quiet)."""
+def _progress(verbose: int) -> Iterator[None]:
+    """With ``verbose`` (``--verbose`` given that many times), the package's INFO records, or from 2 on
+    its DEBUG records too, go to stderr with timestamps while the command runs (the solvers' own
+    loggers, e.g. Pyomo's HiGHS output, stay quiet)."""
     if not verbose:
         yield
         return
-    hide = show_records(sys.stderr, "%(asctime)s %(name)s: %(message)s")
+    level = logging.DEBUG if verbose > 1 else logging.INFO
+    hide = show_records(sys.stderr, "%(asctime)s %(name)s: %(message)s", level=level)
     try:
         yield
     finally:

@@ -1,8 +1,9 @@
 """Where the package's progress records go while a long run is watched (``--verbose``).
 
 The package logs through :mod:`logging` and configures no handler of its own; the command
-line, the benchmarks and the worker processes of a verbose run send its INFO records to a
-stream with :func:`show_records`.
+line, the benchmarks and the worker processes of a verbose run send its INFO records (and, asked
+for, its DEBUG records: each exact pricing round of column generation) to a stream with
+:func:`show_records`.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ __all__ = ["show_records"]
 
 
 def show_records(
-    stream: TextIO, fmt: str, *, logger: str = "accelsched", datefmt: str | None = None
+    stream: TextIO, fmt: str, *, logger: str = "accelsched", datefmt: str | None = None, level: int = logging.INFO
 ) -> Callable[[], None]:
-    """Send the INFO records of ``logger`` and of the loggers below it to ``stream``.
+    """Send the records of ``logger`` and of the loggers below it, from ``level`` up, to ``stream``.
 
     Parameters
     ----------
@@ -27,6 +28,8 @@ def show_records(
         The :class:`logging.Formatter` of the records.
     logger
         The logger whose records are shown (by default the whole package's).
+    level
+        The least level shown (:data:`logging.INFO`, or :data:`logging.DEBUG` for every record).
 
     Returns
     -------
@@ -36,12 +39,12 @@ def show_records(
     target = logging.getLogger(logger)
     handler = logging.StreamHandler(stream)
     handler.setFormatter(logging.Formatter(fmt, datefmt))
-    level = target.level
+    before = target.level
     target.addHandler(handler)
-    target.setLevel(logging.INFO)
+    target.setLevel(level)
 
     def undo() -> None:
         target.removeHandler(handler)
-        target.setLevel(level)
+        target.setLevel(before)
 
     return undo

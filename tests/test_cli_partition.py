@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from accelsched import cli
 from accelsched.cli import main
 from accelsched.formulations import partition_milp
 from accelsched.heuristics import partition_ga
@@ -208,6 +209,29 @@ def test_solve_verbose_logs_the_pairs_as_they_go_to_stderr(
     assert (logger.level, list(logger.handlers)) == before
     code, out, err = run(capsys, *argv)
     assert code == 0 and not err
+
+
+@pytest.mark.parametrize(("verbose", "shown"), [(1, ["info"]), (2, ["debug", "info"]), (0, [])])
+def test_verbose_once_shows_the_info_records_and_twice_the_debug_records_too(
+    capsys: pytest.CaptureFixture[str], verbose: int, shown: list[str]
+) -> None:
+    logger = logging.getLogger("accelsched.formulations.partition_colgen")
+    with cli._progress(verbose):
+        logger.debug("debug")
+        logger.info("info")
+    assert [line.rsplit(": ", 1)[1] for line in capsys.readouterr().err.splitlines()] == shown
+    logger.info("after")  # the package's logger is as it was
+    assert capsys.readouterr().err == ""
+
+
+def test_minus_vv_is_verbose_twice() -> None:
+    parser = cli._parser()
+    assert (
+        parser.parse_args(
+            ["solve", "partition", "--workload", "vgg16", "--hardware", "x", "--method", "dp", "-vv"]
+        ).verbose
+        == 2
+    )
 
 
 @pytest.mark.parametrize(

@@ -34,3 +34,17 @@ def test_a_sub_logger_can_be_shown_alone_with_a_date_format() -> None:
         hide()
     year, message = stream.getvalue().split()
     assert len(year) == 4 and year.isdigit() and message == "row"
+
+
+def test_debug_records_are_shown_from_the_debug_level_and_the_level_is_restored() -> None:
+    stream = io.StringIO()
+    package = logging.getLogger("accelsched")
+    level = package.level
+    hide = show_records(stream, "%(levelname)s %(message)s", level=logging.DEBUG)
+    try:
+        logging.getLogger("accelsched.formulations.partition_colgen").debug("exact pricing, round 1")
+        logging.getLogger("accelsched.formulations.partition_capacity").info("pair 128/0 KB starts")
+    finally:
+        hide()
+    assert stream.getvalue().splitlines() == ["DEBUG exact pricing, round 1", "INFO pair 128/0 KB starts"]
+    assert package.level == level

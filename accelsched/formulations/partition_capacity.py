@@ -785,7 +785,7 @@ class CapacityDecomposition:
                 max_workers=self.options.threads,
                 mp_context=get_context("spawn"),
                 initializer=_start_worker,
-                initargs=(self.solver, os.getpid(), LOGGER.isEnabledFor(logging.INFO)),
+                initargs=(self.solver, os.getpid(), _shown_level()),
             ) as pool:
                 while True:
                     while handing_out and len(running) < self.options.threads and not _passed(deadline):
@@ -1006,16 +1006,22 @@ _WORKER: PairSolver | None = None
 """The pair solver of a worker process (:func:`_start_worker`)."""
 
 
-def _start_worker(solver: PairSolver, parent: int, verbose: bool = False) -> None:
+def _start_worker(solver: PairSolver, parent: int, level: int | None = None) -> None:
     """Keep the pair solver of this worker process; exit when ``parent`` dies
-    (:func:`~accelsched.processes.exit_with_parent`). With ``verbose`` (the parent logs this
-    module's INFO records), the package's INFO records of the pair's solve (its root, its tree's
-    nodes) go to stderr, which the worker shares with its parent, each with the worker's pid."""
+    (:func:`~accelsched.processes.exit_with_parent`). With a ``level`` (the least the parent logs of
+    this module's records, :func:`_shown_level`), the package's records of the pair's solve from that
+    level up (its root, its tree's nodes; at DEBUG its exact pricing rounds too) go to stderr, which
+    the worker shares with its parent, each with the worker's pid."""
     global _WORKER
     _WORKER = solver
     exit_with_parent(parent)
-    if verbose:
-        show_records(sys.stderr, "%(asctime)s %(name)s [pid %(process)d]: %(message)s")
+    if level is not None:
+        show_records(sys.stderr, "%(asctime)s %(name)s [pid %(process)d]: %(message)s", level=level)
+
+
+def _shown_level() -> int | None:
+    """The least level of this module's records that the process logs, DEBUG or INFO (None: neither)."""
+    return next((level for level in (logging.DEBUG, logging.INFO) if LOGGER.isEnabledFor(level)), None)
 
 
 def _solve_in_worker(task: PairTask) -> PairOutcome:

@@ -716,7 +716,7 @@ class ColumnGeneration:
                     added += self._add(answer.sets)
                 heuristic_s += time.perf_counter() - start
             if not added:
-                stalled, heuristic_s, start = 0, 0.0, time.perf_counter()
+                before_s, stalled, heuristic_s, start = heuristic_s, 0, 0.0, time.perf_counter()
                 beta, sets, added = self._price_exactly(lp, cutoff, deadline)
                 if beta is not None:
                     self._prove(lp.bound(beta), lp.duals, feasible=beta >= tolerance)
@@ -726,6 +726,7 @@ class ColumnGeneration:
                         if inner is not None and self.inner == inner:  # the charge did not beat it
                             added += self._segment(lp, sets, known, deadline, level)
                 self.exact_s = time.perf_counter() - start
+                self._log_exact(lp, beta, added, (self.exact_s, before_s), level)
                 if prune_above is not None and self.bound is not None and self.bound > prune_above:
                     return lp
                 if early and self.reached(lp.value):
@@ -748,6 +749,26 @@ class ColumnGeneration:
                 best_value, stalled = lp.value, 0
             else:
                 stalled += 1
+
+    def _log_exact(
+        self, lp: MasterLp, beta: float | None, added: int, seconds: tuple[float, float], level: float | None
+    ) -> None:
+        """A DEBUG record of an exact pricing round (``-vv`` on the command line): where the master's LP
+        value and the bound stand against the ``level`` that would end the work, and what the round
+        and the heuristic pricing before it cost (``seconds``). On a long proof it tells a bound still
+        rising from one stuck below an LP value that only branching can pass."""
+        LOGGER.debug(
+            "exact pricing, round %d: master LP %.10g over %d columns, bound %.10g, level %s; beta %s, "
+            "%d columns added; %.1f s (heuristic pricing before it %.1f s)",
+            self.done,
+            lp.value,
+            len(self.table.columns),
+            -math.inf if self.bound is None else self.bound,
+            "none" if level is None else f"{level:.10g}",
+            "unproven" if beta is None else f"{beta:.4g}",
+            added,
+            *seconds,
+        )
 
     def _cutoff(self, lp: MasterLp, level: float | None, ceiling: float | None = None, per_layer: float = 0.0) -> float:
         """The reduced cost below which the pricing looks for columns at ``lp``: ``ceiling`` (the

@@ -556,29 +556,35 @@ def test_a_share_with_a_pair_that_is_not_one_says_which(pair: tuple[int, int], m
         CapacityDecomposition(instance, None, SolveOptions(), enumerate_columns(instance, BUDGET), settings)
 
 
-@pytest.mark.parametrize("verbose", [True, False])
+@pytest.mark.parametrize("level", [logging.INFO, logging.DEBUG, None])
 def test_a_worker_logs_its_solves_to_the_shared_stderr_when_the_run_is_verbose(
-    verbose: bool, capfd: pytest.CaptureFixture[str]
+    level: int | None, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """A pair solved in a worker process logs its root and tree nodes as the parent does: the worker
-    started verbose sends the package's INFO records to stderr (with its pid), else nothing."""
+    started with a level sends the package's records from that level up to stderr (with its pid), at
+    DEBUG its exact pricing rounds too; started without, nothing."""
     instance = instance_of(1)
     solver = PairSolver(instance, SolveOptions(), enumerate_columns(instance, BUDGET), ProofSettings(BUDGET))
     branch = logging.getLogger("accelsched.formulations.partition_branch")
+    colgen = logging.getLogger("accelsched.formulations.partition_colgen")
     with ProcessPoolExecutor(
-        1, get_context("spawn"), partition_capacity._start_worker, (solver, os.getpid(), verbose)
+        1, get_context("spawn"), partition_capacity._start_worker, (solver, os.getpid(), level)
     ) as pool:
         pool.submit(branch.info, "node 0 []: pruned").result()
+        pool.submit(colgen.debug, "exact pricing, round 1").result()
     err = capfd.readouterr().err
-    logged = [line for line in err.splitlines() if "partition_branch [pid " in line]
-    assert (logged and logged[0].endswith("]: node 0 []: pruned")) if verbose else not logged, err
+    nodes = [line for line in err.splitlines() if "partition_branch [pid " in line]
+    rounds = [line for line in err.splitlines() if "partition_colgen [pid " in line]
+    assert (nodes and nodes[0].endswith("]: node 0 []: pruned")) if level else not nodes, err
+    assert bool(rounds) == (level == logging.DEBUG), err
 
 
-@pytest.mark.parametrize("verbose", [True, False])
-def test_a_run_starts_its_workers_verbose_when_it_logs_its_pairs(
-    verbose: bool, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize("level", [logging.INFO, logging.DEBUG, logging.WARNING])
+def test_a_run_starts_its_workers_at_the_level_it_logs_its_pairs(
+    level: int, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The workers of a run whose pairs are logged (INFO, as ``--verbose`` sets) are started verbose."""
+    """The workers of a run whose pairs are logged (INFO, as ``--verbose`` sets; DEBUG, as ``-vv``) are
+    started at that level; otherwise quiet."""
     started: list[tuple[Any, ...]] = []
 
     class Recording(ProcessPoolExecutor):
@@ -587,11 +593,11 @@ def test_a_run_starts_its_workers_verbose_when_it_logs_its_pairs(
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(partition_capacity, "ProcessPoolExecutor", Recording)
-    caplog.set_level(logging.INFO if verbose else logging.WARNING, logger="accelsched")
+    caplog.set_level(level, logger="accelsched")
     instance = instance_of(1)
     columns = enumerate_columns(instance, BUDGET)
     CapacityDecomposition(instance, None, SolveOptions(threads=2), columns, ProofSettings(BUDGET, 100)).run(None)
-    assert [args[2] for args in started] == [verbose]
+    assert [args[2] for args in started] == [None if level == logging.WARNING else level]
 
 
 def test_pairs_are_solved_here_when_no_process_can_start(monkeypatch: pytest.MonkeyPatch) -> None:

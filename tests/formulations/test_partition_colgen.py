@@ -6,8 +6,10 @@ stops early and column generation has to prove what the models claim."""
 
 from __future__ import annotations
 
+import logging
 import math
 import random
+import re
 import time
 from functools import partial
 from typing import Any
@@ -347,6 +349,33 @@ def test_the_gap_follows_the_incumbent_during_the_listing(monkeypatch: pytest.Mo
             if len(column.members) > 1 and generation.reduced_cost(column.members, duals) <= theta:
                 assert table.has(column.members), (seed, column.members)
     assert lowered == 3
+
+
+def test_each_exact_pricing_round_is_logged_at_debug_with_the_lp_value_above_the_bound(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """At DEBUG (``-vv``), every exact pricing round says where the master's LP value and the bound
+    stand; the bound, proven over every column, is never above the LP value over some of them, and
+    the last round's bound is the run's."""
+    for seed in range(4):
+        instance = small_instance(8 + seed % 4, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
+        generation = ColumnGeneration(VariantTable(instance, enumerate_columns(instance, budget=BUDGET)), None)
+        caplog.clear()
+        with caplog.at_level(logging.DEBUG, logger=partition_colgen.__name__):
+            generation.run(None)
+        found = [
+            re.match(r"exact pricing, round (\d+): master LP (\S+) over \d+ columns, bound (\S+), level", r.message)
+            for r in caplog.records
+            if r.levelno == logging.DEBUG and r.name == partition_colgen.__name__
+        ]
+        assert found and all(found), seed
+        pairs = [(float(m.group(2)), float(m.group(3))) for m in found if m is not None]
+        assert all(bound <= value + 1e-6 * max(1.0, abs(value)) for value, bound in pairs), (seed, pairs)
+        assert generation.bound is not None and pairs[-1][1] == pytest.approx(generation.bound, rel=1e-9)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger=partition_colgen.__name__):
+        ColumnGeneration(VariantTable(instance, enumerate_columns(instance, budget=BUDGET)), None).run(None)
+    assert not [r for r in caplog.records if "exact pricing" in r.message]
 
 
 def test_a_listing_may_run_past_the_last_pricing_round(monkeypatch: pytest.MonkeyPatch) -> None:
