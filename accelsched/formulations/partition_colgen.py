@@ -717,7 +717,9 @@ class ColumnGeneration:
                 heuristic_s += time.perf_counter() - start
             if not added:
                 before_s, stalled, heuristic_s, start = heuristic_s, 0, 0.0, time.perf_counter()
+                counted = [(self.pricing.solves, self.pricing.solve_s)]
                 beta, sets, added = self._price_exactly(lp, cutoff, deadline)
+                counted.append((self.pricing.solves, self.pricing.solve_s))
                 if beta is not None:
                     self._prove(lp.bound(beta), lp.duals, feasible=beta >= tolerance)
                     if beta < cutoff:
@@ -726,7 +728,7 @@ class ColumnGeneration:
                         if inner is not None and self.inner == inner:  # the charge did not beat it
                             added += self._segment(lp, sets, known, deadline, level)
                 self.exact_s = time.perf_counter() - start
-                self._log_exact(lp, beta, added, (self.exact_s, before_s), level)
+                self._log_exact(lp, beta, added, (self.exact_s, before_s), level, counted)
                 if prune_above is not None and self.bound is not None and self.bound > prune_above:
                     return lp
                 if early and self.reached(lp.value):
@@ -751,15 +753,27 @@ class ColumnGeneration:
                 stalled += 1
 
     def _log_exact(
-        self, lp: MasterLp, beta: float | None, added: int, seconds: tuple[float, float], level: float | None
+        self,
+        lp: MasterLp,
+        beta: float | None,
+        added: int,
+        seconds: tuple[float, float],
+        level: float | None,
+        counted: list[tuple[int, float]],
     ) -> None:
         """A DEBUG record of an exact pricing round (``-vv`` on the command line): where the master's LP
         value and the bound stand against the ``level`` that would end the work, and what the round
-        and the heuristic pricing before it cost (``seconds``). On a long proof it tells a bound still
-        rising from one stuck below an LP value that only branching can pass."""
+        and the heuristic pricing before it cost (``seconds``), the round's first pricing MILP solves
+        apart from its Dinkelbach steps' (``counted``: the pricing model's solves and seconds before
+        the round and after its first solves). On a long proof it tells a bound still rising from
+        one stuck below an LP value that only branching can pass, and where the round's time goes."""
+        (start, start_s), (after, after_s) = counted
+        first, first_s = after - start, after_s - start_s
+        steps, steps_s = self.pricing.solves - after, self.pricing.solve_s - after_s
         LOGGER.debug(
             "exact pricing, round %d: master LP %.10g over %d columns, bound %.10g, level %s; beta %s, "
-            "%d columns added; %.1f s (heuristic pricing before it %.1f s)",
+            "%d columns added; %.1f s (pricing MILP %d solves %.1f s, Dinkelbach steps %d solves %.1f s; "
+            "heuristic pricing before it %.1f s)",
             self.done,
             lp.value,
             len(self.table.columns),
@@ -767,7 +781,12 @@ class ColumnGeneration:
             "none" if level is None else f"{level:.10g}",
             "unproven" if beta is None else f"{beta:.4g}",
             added,
-            *seconds,
+            seconds[0],
+            first,
+            first_s,
+            steps,
+            steps_s,
+            seconds[1],
         )
 
     def _cutoff(self, lp: MasterLp, level: float | None, ceiling: float | None = None, per_layer: float = 0.0) -> float:

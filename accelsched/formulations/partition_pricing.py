@@ -229,6 +229,10 @@ class PricingModel:
         self._rule_rows: dict[PairRule, int] = {}
         self.rules: frozenset[PairRule] = frozenset()
         """The branching rules the sets keep (branch-and-price; see :meth:`impose`)."""
+        self.solves = 0
+        """Solves of the MILP so far (:meth:`solve`), windowed ones included."""
+        self.solve_s = 0.0
+        """Seconds they took (their progress is logged from them: ``-vv``)."""
         self.subset_rows = SubsetRows(self.n) if subset_rows is None else subset_rows
         self._cut_vars: list[int] = []
         self.t = [self._var(0.0, 1.0, integer=True) for _ in range(self.n)]
@@ -465,7 +469,9 @@ class PricingModel:
         h.setOptionValue("time_limit", _INF if time_limit is None else max(time_limit, 1e-3))
         self._found = []
         ensure_highs_threads(self.threads)
+        start = time.perf_counter()
         h.run()
+        self.solves, self.solve_s = self.solves + 1, self.solve_s + time.perf_counter() - start
         status = h.getModelStatus()
         answer = PricingAnswer()
         for x in self._found:

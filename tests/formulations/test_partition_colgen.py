@@ -355,8 +355,13 @@ def test_each_exact_pricing_round_is_logged_at_debug_with_the_lp_value_above_the
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """At DEBUG (``-vv``), every exact pricing round says where the master's LP value and the bound
-    stand; the bound, proven over every column, is never above the LP value over some of them, and
-    the last round's bound is the run's."""
+    stand, and how many pricing MILP solves it made; the bound, proven over every column, is never
+    above the LP value over some of them, the last round's bound is the run's, and each round solves
+    the MILP at least once, the windowed solves of the heuristic pricing being counted apart."""
+    pattern = re.compile(
+        r"exact pricing, round (\d+): master LP (\S+) over \d+ columns, bound (\S+), level .*; "
+        r".* s \(pricing MILP (\d+) solves \S+ s, Dinkelbach steps (\d+) solves \S+ s; heuristic"
+    )
     for seed in range(4):
         instance = small_instance(8 + seed % 4, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
         generation = ColumnGeneration(VariantTable(instance, enumerate_columns(instance, budget=BUDGET)), None)
@@ -364,14 +369,18 @@ def test_each_exact_pricing_round_is_logged_at_debug_with_the_lp_value_above_the
         with caplog.at_level(logging.DEBUG, logger=partition_colgen.__name__):
             generation.run(None)
         found = [
-            re.match(r"exact pricing, round (\d+): master LP (\S+) over \d+ columns, bound (\S+), level", r.message)
+            pattern.match(r.message)
             for r in caplog.records
             if r.levelno == logging.DEBUG and r.name == partition_colgen.__name__
         ]
-        assert found and all(found), seed
-        pairs = [(float(m.group(2)), float(m.group(3))) for m in found if m is not None]
+        assert found and all(found), (seed, [r.message for r in caplog.records])
+        matched = [m for m in found if m is not None]
+        pairs = [(float(m.group(2)), float(m.group(3))) for m in matched]
         assert all(bound <= value + 1e-6 * max(1.0, abs(value)) for value, bound in pairs), (seed, pairs)
         assert generation.bound is not None and pairs[-1][1] == pytest.approx(generation.bound, rel=1e-9)
+        solves = [(int(m.group(4)), int(m.group(5))) for m in matched]
+        assert all(first >= 1 for first, _ in solves)
+        assert sum(first + steps for first, steps in solves) <= generation.pricing.solves
     caplog.clear()
     with caplog.at_level(logging.INFO, logger=partition_colgen.__name__):
         ColumnGeneration(VariantTable(instance, enumerate_columns(instance, budget=BUDGET)), None).run(None)
