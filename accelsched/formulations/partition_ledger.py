@@ -24,9 +24,9 @@ duals follow the layers' in a node's), and the pair's next solve
 resumes the tree from them rather than from its root: a tree longer than one run is still
 solved once. For a pair left open it also keeps the *ceiling*: the LP value of the pair's
 restricted master over every subgraph its solves met (the least such value recorded), above
-which no bound column generation proves at the pair can rise, so that a run can tell the
-pairs whose own roots may still settle pairs within them from those that need a tree
-(:mod:`~accelsched.formulations.partition_capacity`, "Running order").
+which no bound of its root's column generation can rise, so that a run can tell the pairs
+whose own roots may still settle pairs within them from those that need a tree
+(:mod:`~accelsched.formulations.partition_capacity`, "Ceilings").
 
 The file is JSON, written again after each solved pair (to a temporary file, then renamed,
 so that a run killed while writing leaves the previous ledger)::
