@@ -232,7 +232,7 @@ class PricingModel:
         self.solves = 0
         """Solves of the MILP so far (:meth:`solve`), windowed ones included."""
         self.solve_s = 0.0
-        """Seconds they took (their progress is logged from them: ``-vv``)."""
+        """Seconds they took (the DEBUG record of each exact pricing round reports both: ``-vv``)."""
         self.subset_rows = SubsetRows(self.n) if subset_rows is None else subset_rows
         self._cut_vars: list[int] = []
         self.t = [self._var(0.0, 1.0, integer=True) for _ in range(self.n)]

@@ -207,16 +207,23 @@ REACH = (0.85, 0.9, 0.95, 0.99, 1.0)
 """Levels of a reach as fractions of the largest pair's optimum: the cutoffs pairs within it might have."""
 
 
-def test_the_pair_with_the_most_open_pairs_within_goes_first_with_their_reach() -> None:
-    """Each pair handed out has the most open pairs within it among those not running, and its task's
-    reach is their cutoffs."""
-    instance = instance_of(2)  # separate buffers, 2 x 3 pairs
+def most_pairs_open() -> CapacityDecomposition:
+    """The decomposition of a separate-buffer instance (2 x 3 pairs) from its optimum, its incumbent's
+    objective raised by half: most pairs open, with finite cutoffs that differ."""
+    instance = instance_of(2)
     reference = run("enumerate", instance)
     assert reference.solution is not None
     decomposition = CapacityDecomposition(
         instance, reference.solution, SolveOptions(), enumerate_columns(instance, BUDGET), ProofSettings(BUDGET, 100)
     )
-    decomposition.upper *= 1.5  # most pairs open, with finite cutoffs that differ
+    decomposition.upper *= 1.5
+    return decomposition
+
+
+def test_the_pair_with_the_most_open_pairs_within_goes_first_with_their_reach() -> None:
+    """Each pair handed out has the most open pairs within it among those not running, and its task's
+    reach is their cutoffs."""
+    decomposition = most_pairs_open()
     opened = decomposition.open_points()
     busy: list[CapacityPoint] = []
     while (point := decomposition._next(busy)) is not None:
@@ -285,13 +292,7 @@ def test_a_pair_whose_ceiling_is_below_the_cutoffs_within_it_goes_after_the_pair
     """A ceiling at a pair (and so at every pair containing it) leaves it only the open pairs within it
     whose cutoffs lie below it to settle; below every cutoff, its root settles none, itself included
     (only its tree can), and a pair that does not contain it goes first."""
-    instance = instance_of(2)  # separate buffers, 2 x 3 pairs
-    reference = run("enumerate", instance)
-    assert reference.solution is not None
-    decomposition = CapacityDecomposition(
-        instance, reference.solution, SolveOptions(), enumerate_columns(instance, BUDGET), ProofSettings(BUDGET, 100)
-    )
-    decomposition.upper *= 1.5  # most pairs open, with finite cutoffs that differ
+    decomposition = most_pairs_open()
     first = decomposition._next([])
     assert first is not None
     within = decomposition.open_within(first)
