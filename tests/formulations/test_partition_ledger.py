@@ -588,17 +588,18 @@ def test_a_pair_solved_by_both_runs_keeps_what_the_higher_bound_came_with(tmp_pa
     key, n = (pair.act_bytes, pair.weight_bytes), instance.n_layers
     tree = a_tree(instance, 8.0)
     better, worse = InnerPoint((1.0,) * n, pair.lower + 10), InnerPoint((0.0,) * n, 1.0)
-    for theirs, expected_tree, expected_columns, code in (
-        (pair.lower + 2, None, (), "theirs"),
-        (pair.lower + 1, tree, ((0,),), "mine"),
+    # the ceiling kept is the lower one, whichever run's bound is higher: mine's, then theirs
+    for theirs, their_ceiling, expected_tree, expected_columns, code in (
+        (pair.lower + 2, 10.0, None, (), "theirs"),
+        (pair.lower + 1, 8.0, tree, ((0,),), "mine"),
     ):
         mine, other = (Ledger(path, instance) for path in copies(base_path, "mine.json", "other.json"))
         mine.record(*key, pair.lower + 1, 10.0, "mine", ((0,),), worse, tree, 9.0)
-        other.record(*key, theirs, 4.0, "theirs", (), better, None, theirs + 7.0)  # 8.0 above the base, then 7.0
+        other.record(*key, theirs, 4.0, "theirs", (), better, None, their_ceiling)
         assert mine.merge(other, base) == (key,)
         merged = mine.pairs[key]
         assert merged.lower == max(theirs, pair.lower + 1) and merged.seconds == pytest.approx(pair.seconds + 14.0)
-        assert merged.ceiling == min(9.0, theirs + 7.0)  # the lower, whichever bound is higher
+        assert merged.ceiling == min(9.0, their_ceiling)
         assert mine.trees.get(key) == expected_tree and mine.columns[key] == expected_columns
         assert mine.inner[key] == better and merged.code == code
 
