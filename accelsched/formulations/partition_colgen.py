@@ -482,17 +482,21 @@ class ColumnGeneration:
     def _tolerance(self, lp: MasterLp) -> float:
         return PRICING_EPS * max(1.0, abs(lp.value))
 
+    def _split(self, sets: Sequence[Sequence[int]], duals: Sequence[float], cutoff: float) -> list[tuple[int, ...]]:
+        """The connected sets of several layers among ``sets`` that keep the node's branching rules, a
+        disconnected one's components of reduced cost below ``cutoff`` at ``duals`` in its place (its
+        connectivity cuts are then in the pricing MILP: :meth:`PricingModel.pieces
+        <accelsched.formulations.partition_pricing.PricingModel.pieces>`). A component may break a
+        rule that keeps two layers together."""
+        offered = [self.pricing.pieces(members, duals, cutoff) for members in sets if len(members) > 1]
+        return [piece for pieces in offered for piece in pieces if len(piece) > 1 and self.master.admits(piece)]
+
     def _add(self, sets: Sequence[Sequence[int]]) -> int:
-        """Add the sets that are new columns (connected, fitting, keeping the node's branching
-        rules) to the table and cut the others from the pricing MILP (a master column met again,
-        with the interior point's inexact duals, is cut too: the bound covers it through the
-        master's reduced costs)."""
-        added = 0
-        for members in sets:
-            if len(members) < 2 or not self.master.admits(members) or self.pricing.connect(members):
-                continue
-            added += self._admit(members)
-        return added
+        """Add the connected sets that are new columns (fitting, keeping the node's branching rules)
+        to the table and cut the others from the pricing MILP (a master column met again, with the
+        interior point's inexact duals, is cut too: the bound covers it through the master's
+        reduced costs)."""
+        return sum(self._admit(members) for members in sets if len(members) > 1 and self.master.admits(members))
 
     def _admit(self, members: Sequence[int], known: set[int] | None = None) -> bool:
         """Add a connected set to the table when it is a new column; cut it from the pricing MILP
@@ -661,7 +665,7 @@ class ColumnGeneration:
                 answer = pricing.solve(lp.duals, -COVERED, time_limit=self._left(deadline), max_sets=5)
                 if answer.complete and lp.bound(answer.bound) > COVERED:
                     return False
-                if not self._add(answer.sets) and answer.complete and not answer.sets:
+                if not self._add(self._split(answer.sets, lp.duals, -COVERED)) and answer.complete and not answer.sets:
                     if vertex:  # optimal duals, nothing prices out: the LP's positive value is phase one's
                         return False
                     vertex = True  # an unfinished interior point's duals (see _generate)
@@ -713,7 +717,7 @@ class ColumnGeneration:
                 for window in self.windows if not added else []:
                     left = self._left(deadline)
                     answer = self.pricing.solve(lp.duals, cutoff, window=window, time_limit=left, max_sets=5)
-                    added += self._add(answer.sets)
+                    added += self._add(self._split(answer.sets, lp.duals, cutoff))
                 heuristic_s += time.perf_counter() - start
             if not added:
                 before_s, stalled, heuristic_s, start = heuristic_s, 0, 0.0, time.perf_counter()
@@ -893,15 +897,16 @@ class ColumnGeneration:
     ) -> tuple[float | None, list[tuple[int, ...]], int]:
         """The full pricing MILP until it adds a column or finds no set.
 
-        Returns the proven beta (None when no solve finished with a bound), the sets of
-        the last solve and the number of columns added. A solve stopped at its first
+        Returns the proven beta (None when no solve finished with a bound), the connected sets
+        of the last solve (:meth:`_split`) and the number of columns added. A solve stopped at its first
         improving sets still proves its dual bound: beta is returned with the columns it
         added, and the bound of :meth:`run` uses it."""
         while not self._expired(deadline):
             answer = self.pricing.solve(lp.duals, cutoff, time_limit=self._left(deadline), max_sets=5)
-            added = self._add(answer.sets)
+            sets = self._split(answer.sets, lp.duals, cutoff)
+            added = self._add(sets)
             if added or not answer.sets:
-                return (answer.bound if math.isfinite(answer.bound) else None), answer.sets, added
+                return (answer.bound if math.isfinite(answer.bound) else None), sets, added
         return None, [], 0
 
     def _spread(
@@ -1010,8 +1015,9 @@ class ColumnGeneration:
         they are columns; one not in this round's master (``known``: its masks) is never cut
         from the pricing MILP, whose bound must still cover it. The steps stop when the MILP
         proves :math:`\\mu` at least the cutoff or meets no set of a smaller ratio, when time runs out, or
-        after :data:`SPREAD_STEPS` (a solve that met only disconnected sets counts, and is
-        repeated with the cuts that now exclude them). Returns the columns added."""
+        after :data:`SPREAD_STEPS` (a solve that met only disconnected sets, none with a
+        component below the cutoff, counts, and is repeated with the cuts that now exclude them).
+        Returns the columns added."""
         added = 0
         for _ in range(SPREAD_STEPS):
             if step >= end or self._expired(deadline):
@@ -1023,14 +1029,12 @@ class ColumnGeneration:
                 feasible = answer.bound >= -self._tolerance(lp)
                 self._prove(bound_at(duals, answer.bound, step), duals, feasible=feasible)
             ratios = []
-            for members in answer.sets:
-                if self.pricing.connect(members):
-                    continue
+            for members in self._split(answer.sets, duals, cutoff):
                 ratios.append(ratio(members))
                 added += self._admit(members, known)
             if answer.bound >= cutoff or (not answer.complete and not ratios):
                 break
-            if not ratios:  # only disconnected sets, now cut: solve again
+            if not ratios:  # only disconnected sets, now cut, and no component below the cutoff: solve again
                 continue
             if min(ratios) >= step:
                 break
@@ -1078,9 +1082,7 @@ class ColumnGeneration:
         while not self._expired(deadline):
             answer = self.pricing.solve(self.duals, theta, time_limit=self._left(deadline), max_sets=10)
             added = 0
-            for members in answer.sets:
-                if self.pricing.connect(members):
-                    continue
+            for members in self._split(answer.sets, self.duals, theta):
                 self.pricing.exclude(members)
                 if not self.table.has(members) and self._fits(members):
                     added += bool(self.table.add(members))

@@ -62,7 +62,8 @@ powers of two), and a chord replaces
 lazily: a solution whose layers fall into several components :math:`C` gets the
 cuts :math:`t_a + t_b - 1 \le \sum_{v \in N(C)} t_v` (:math:`a \in C`, :math:`b` in
 another component, :math:`N(C)` the neighbours of :math:`C`), valid for every
-connected set; a solution the cost model finds too large is excluded by
+connected set, and its components below the cutoff are offered as columns instead
+(:meth:`PricingModel.pieces`); a solution the cost model finds too large is excluded by
 :math:`\sum_{i \in S} t_i - \sum_{i \in N(S)} t_i \le |S| - 1`, which removes
 :math:`S` alone among the connected sets. Every answer is re-evaluated by the cost
 model before it becomes a column.
@@ -379,6 +380,11 @@ class PricingModel:
         parts = components(members, self.neighbours)
         if len(parts) == 1:
             return False
+        self._separate(parts)
+        return True
+
+    def _separate(self, parts: Sequence[set[int]]) -> None:
+        """The connectivity cuts of a set with these components (module docstring)."""
         for part in parts:
             border = set().union(*(self.neighbours[i] for i in part)) - part
             a = min(part)
@@ -386,7 +392,34 @@ class PricingModel:
                 if other is not part:
                     terms = [(self.t[a], 1.0), (self.t[min(other)], 1.0)] + [(self.t[v], -1.0) for v in sorted(border)]
                     self._row(-_INF, 1.0, terms)
-        return True
+
+    def reduced_cost(self, members: Sequence[int], duals: Sequence[float]) -> float:
+        """The reduced cost of a set at ``duals`` (cover duals, then the subset-row cuts'), with this
+        model's weight: the MILP's objective at the set."""
+        metric = self.weight * self.terms.metric(self.instance, members)
+        return metric - math.fsum(duals[i] for i in members) - self.subset_rows.charge(members, duals)
+
+    def pieces(self, members: Sequence[int], duals: Sequence[float], cutoff: float) -> list[tuple[int, ...]]:
+        r"""The sets a solution of the MILP offers as columns: the set itself when it is connected;
+        else, after adding its connectivity cuts (:meth:`connect`), each of its components of at
+        least ``min_size`` layers whose reduced cost at ``duals`` is below ``cutoff``.
+
+        A component of a convex set is convex (a path between two of its layers stays in the
+        set, and so in the component), and the MILP meets such unions often: the reduced cost
+        of a union of two sets with no edge between them is the sum of theirs less the reads
+        they share, so two sets of negative reduced cost are worth more together than either
+        alone. At a converged master of NasNet (shared buffer, 448 KB), 4 of the first 5 sets
+        the MILP met were such unions, whose 9- and 23- to 38-layer components had reduced
+        costs of -2.2e7 to -9.3e7 pJ; the one connected set had -1.8e6."""
+        parts = components(members, self.neighbours)
+        if len(parts) == 1:
+            return [tuple(sorted(members))]
+        self._separate(parts)
+        return [
+            piece
+            for piece in (tuple(sorted(part)) for part in parts)
+            if len(piece) >= self.min_size and self.reduced_cost(piece, duals) < cutoff
+        ]
 
     def charge_cuts(self) -> None:
         r"""One variable per subset-row cut not charged yet, :math:`y_R \ge t_a + t_b - 1` for each pair

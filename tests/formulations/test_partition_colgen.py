@@ -6,6 +6,7 @@ stops early and column generation has to prove what the models claim."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import random
@@ -14,6 +15,7 @@ import time
 from functools import partial
 from typing import Any
 
+import networkx as nx
 import pytest
 
 from accelsched.formulations import partition_branch, partition_colgen
@@ -23,9 +25,12 @@ from accelsched.formulations.partition_common import VariantTable
 from accelsched.formulations.partition_cpsat import solve_cpsat_partition
 from accelsched.formulations.partition_master import RestrictedMaster
 from accelsched.formulations.partition_milp import solve_milp
-from accelsched.formulations.partition_pricing import PricingModel, TrafficTerms
+from accelsched.formulations.partition_pricing import PricingAnswer, PricingModel, TrafficTerms
+from accelsched.formulations.partition_rules import PairRule
+from accelsched.hardware import load_accelerator
+from accelsched.models.random_dag import random_workload
 from accelsched.problems.base import MethodSpec
-from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
+from accelsched.problems.partition import PROBLEM, BufferDesign, Metric, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import ColumnSet, enumerate_columns
 from accelsched.registry import run_method
 from accelsched.solvers import Result, SolveOptions, Status
@@ -136,6 +141,88 @@ def test_the_footprint_rows_reject_the_sets_that_do_not_fit(seed: int) -> None:
 
 
 # ------------------------------------------------------------ exact models on generated columns
+BRANCHING = [(0.5, 0), (0.5, 4), (0.5, 5), (0.7, 0), (0.7, 4), (0.7, 5)]
+"""Branch probabilities and seeds of 12-layer random DAGs with two columns on parallel branches."""
+
+
+def separated_columns(
+    branch_probability: float, seed: int
+) -> tuple[PartitionInstance, tuple[int, ...], tuple[int, ...]]:
+    """A random instance with large buffers and two multi-layer columns with no layer and no edge in
+    common whose union the pricing MILP admits (it is convex, and fits): the MILP's answer when the
+    duals favour the union."""
+    workload = random_workload(
+        12, seed, channels=(4, 8, 16, 32), height=16, width=16, branch_probability=branch_probability
+    )
+    instance = PartitionInstance(
+        workload, load_accelerator("cocco-simba-separate"), BufferDesign.SEPARATE, (2**20,), (2**20,), Metric.EMA, 1.0
+    )
+    model = instance.cost_model
+    graph = nx.DiGraph([(u, v) for v in range(instance.n_layers) for u in model.preds[v]])
+    ancestors = {v: nx.ancestors(graph, v) for v in graph}
+    descendants = {v: nx.descendants(graph, v) for v in graph}
+    columns = [c.members for c in enumerate_columns(instance).columns if len(c.members) > 1]
+    for first, second in itertools.combinations(columns, 2):
+        near = set(first).union(*(set(model.preds[v]) | set(model.succs[v]) for v in first))
+        if near & set(second):
+            continue
+        union = set(first) | set(second)
+        above = set().union(*(ancestors[v] for v in union))
+        if not (above & set().union(*(descendants[v] for v in union))) - union:
+            pricing = PricingModel(instance, TrafficTerms.of(instance), 1.0)
+            assert tuple(sorted(union)) in pricing.solve(favouring(instance, tuple(sorted(union))), math.inf).sets
+            return instance, first, second
+    raise AssertionError(f"{branch_probability}, {seed}: no two columns on parallel branches")
+
+
+@pytest.mark.parametrize(("branch_probability", "seed"), BRANCHING)
+def test_a_disconnected_set_offers_its_components_below_the_cutoff(branch_probability: float, seed: int) -> None:
+    """The MILP admits unions of sets with no edge between them, and its optimum is often one (their
+    reduced costs add up): the pricing offers the components below the cutoff as columns instead, at
+    their reduced costs by the cost model, and cuts the union from the MILP."""
+    instance, first, second = separated_columns(branch_probability, seed)
+    union = tuple(sorted(first + second))
+    pricing = PricingModel(instance, TrafficTerms.of(instance), 1.0)
+    rng = random.Random(seed)
+    duals = [rng.uniform(0.0, 1.5) * b for b in pricing.terms.base]
+
+    def reduced_cost(members: tuple[int, ...]) -> float:
+        cost = instance.cost_model.subgraph(members)
+        return instance.metric_of(cost, cost.resident) - sum(duals[i] for i in members)
+
+    low, high = sorted((first, second), key=reduced_cost)
+    assert reduced_cost(low) < reduced_cost(high), "equal reduced costs: the cutoffs below prove less"
+    for members in (first, second):
+        assert math.isclose(pricing.reduced_cost(members, duals), reduced_cost(members), rel_tol=1e-9)
+    assert pricing.pieces(first, duals, -math.inf) == [first]  # connected: itself, whatever the cutoff
+    assert sorted(pricing.pieces(union, duals, math.inf)) == sorted([first, second])
+    assert pricing.pieces(union, duals, (reduced_cost(low) + reduced_cost(high)) / 2) == [low]
+    assert pricing.pieces(union, duals, reduced_cost(low)) == []
+    assert union not in pricing.solve(favouring(instance, union), math.inf).sets
+    smaller = PricingModel(instance, pricing.terms, 1.0, min_size=max(len(first), len(second)) + 1)
+    assert smaller.pieces(union, duals, math.inf) == []  # every smaller column is in the master
+
+
+def test_the_exact_pricing_adds_the_components_of_a_disconnected_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A round whose pricing MILP meets only a disconnected set adds its components as columns, and
+    hands them (not the union) to the Dinkelbach steps; a component that breaks a node's rule is not
+    offered."""
+    instance, first, second = separated_columns(*BRANCHING[2])
+    union = tuple(sorted(first + second))
+    table = VariantTable(instance, enumerate_columns(instance, budget=BUDGET))
+    generation = ColumnGeneration(table, None)
+    new = [members for members in (first, second) if not table.has(members)]
+    assert new, "both components are columns already: the test would prove nothing"
+    lp = generation.master.solve_lp(None)
+    monkeypatch.setattr(PricingModel, "solve", lambda *_, **__: PricingAnswer([union], -1e12, False))
+    beta, sets, added = generation._price_exactly(lp, math.inf, None)
+    assert beta == -1e12 and sorted(sets) == sorted([first, second]) and added == len(new)
+    assert all(table.has(members) for members in (first, second))
+    outside = min(set(range(instance.n_layers)) - set(union))
+    generation.master.rules = frozenset({PairRule(*sorted((first[0], outside)), together=True)})
+    assert generation._split([union], lp.duals, math.inf) == [second]
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_column_generation_reaches_the_enumeration_optimum(seed: int) -> None:
     """Every exact model, through its checked entry point, on a column set the budget cut short: HiGHS on the
