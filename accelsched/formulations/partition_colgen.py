@@ -176,19 +176,16 @@ Running order (:class:`ColumnGeneration`)
    were taken on earlier code, and on this code without the rule the windows stalled the
    bound there as well.
 
-   *The steps' share of the time.* The steps of a round stop once they have taken
-   :data:`STEP_SHARE` times as long as its first full solves (:data:`STEP_FLOOR_S` at
-   least); a step stopped by the time proves the dual bound it reached. Convergence does
-   not need the steps (the full pricing that meets no set proves :math:`\beta` itself);
-   they let the bound pass a level before it. On NasNet's 486 layers the steps are what a
-   round costs: at the shared buffer's 384 KB pair (from the committed ledger; level
-   9.9397e8 pJ) they took 4-7 solves and 75-91 % of each exact round (164-475 s after
-   first solves of 37-73 s), and the bound stayed at the ledger's 9.4680e8 all along. With
-   the share (one run each; the capped one started 21 minutes later, beside the other and
-   then beside a third solve), rounds took 62-393 s, and the LP value was 1.0018e9 after
-   15 minutes against 1.0190e9 after 16, and 9.8884e8 after 34 minutes against 9.9747e8;
-   the capped run's LP went under the level, and its integer program found a better
-   partition (2,374,350 against the incumbent's 2,381,243).
+   On NasNet's 486 layers the steps are what a round costs: at the shared buffer's 384 KB
+   pair (from the committed ledger; level 9.9397e8 pJ) they took 4-7 solves and 75-91 % of
+   each exact round (164-475 s after first solves of 37-73 s). Capping them at twice the
+   time of the round's first solves was tried and not kept: the LP fell faster (at 384 KB
+   1.0018e9 after 15 minutes against 1.0190e9 after 16, 9.8884e8 against 9.9747e8 after
+   34), but a capped round rarely reaches the last step, the only one that proves a good
+   bound, so the bound stopped rising. At the 192 KB pair it stayed at the ledger's
+   9.5646e8 for the 20 minutes measured, where the uncapped steps had raised it to 9.9998e8
+   after 16 (one run each, at different times, beside other solves). Neither bound moved at
+   384 KB.
 3. When the inner point's bound is close, or at convergence, the restricted integer
    program for :math:`U`, then the listing of the columns below :math:`\theta`.
 
@@ -235,9 +232,7 @@ __all__ = [
     "PRICING_EPS",
     "SPREAD_STEPS",
     "STALL_ROUNDS",
-    "STEP_FLOOR_S",
     "STEP_SETS",
-    "STEP_SHARE",
     "TAILING_GAP",
     "ColumnGeneration",
     "proof_tolerance",
@@ -276,15 +271,6 @@ the run that generated them had reached 1.2891e9 in 6,104 s (cutoff 1.2931e9).""
 
 SPREAD_STEPS = 5
 """Most Dinkelbach steps on the charge per layer of the bound after one exact pricing."""
-
-STEP_SHARE = 2.0
-"""The Dinkelbach steps after an exact pricing stop once they have taken this many times as long as
-its first solves (and at least :data:`STEP_FLOOR_S`); a step stopped by the time proves the dual bound
-it reached (module docstring, "The steps' share of the time")."""
-
-STEP_FLOOR_S = 10.0
-"""Fewest seconds the Dinkelbach steps of an exact pricing get (on small graphs a solve takes
-milliseconds, and :data:`STEP_SHARE` would only make the runs depend on timing)."""
 
 STEP_SETS = 5
 """Improving sets after which a Dinkelbach step stops (its dual bound still holds): only the last
@@ -752,10 +738,10 @@ class ColumnGeneration:
                 if beta is not None:
                     self._prove(lp.bound(beta), lp.duals, feasible=beta >= tolerance)
                     if beta < cutoff:
-                        inner, until = self.inner, self._steps_until(time.perf_counter() - start, deadline)
-                        added += self._spread(lp, sets, known, until, level)
+                        inner = self.inner
+                        added += self._spread(lp, sets, known, deadline, level)
                         if inner is not None and self.inner == inner:  # the charge did not beat it
-                            added += self._segment(lp, sets, known, until, level)
+                            added += self._segment(lp, sets, known, deadline, level)
                 self.exact_s = time.perf_counter() - start
                 self._log_exact(lp, beta, added, (self.exact_s, before_s), level, counted)
                 if prune_above is not None and self.bound is not None and self.bound > prune_above:
@@ -780,12 +766,6 @@ class ColumnGeneration:
                 best_value, stalled = lp.value, 0
             else:
                 stalled += 1
-
-    def _steps_until(self, first_s: float, deadline: float | None) -> float:
-        """When the Dinkelbach steps after an exact pricing whose first solves took ``first_s`` seconds
-        stop: :data:`STEP_SHARE` times as long later (at least :data:`STEP_FLOOR_S`), or at ``deadline``."""
-        until = time.perf_counter() + max(STEP_FLOOR_S, STEP_SHARE * first_s)
-        return until if deadline is None else min(until, deadline)
 
     def _log_exact(
         self,

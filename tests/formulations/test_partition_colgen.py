@@ -357,27 +357,6 @@ def test_dinkelbach_steps_stopped_at_their_first_set_stay_exact(monkeypatch: pyt
     assert any(stopped), stopped
 
 
-def test_dinkelbach_steps_stopped_by_their_share_of_the_time_stay_exact(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``STEP_SHARE``: the steps after an exact pricing stop once they have taken their share of its time
-    (here none at all, with no floor), so the proofs rest on the exact pricing alone: the bounds stay
-    valid and the optimum is the enumeration's. The spy checks that the steps were called with their
-    time spent, so that none ran."""
-    monkeypatch.setattr(partition_colgen, "STALL_ROUNDS", 0)
-    monkeypatch.setattr(partition_colgen, "STEP_SHARE", 0.0)
-    monkeypatch.setattr(partition_colgen, "STEP_FLOOR_S", 0.0)
-    spent: list[bool] = []
-    steps = ColumnGeneration._steps
-
-    def spy(self: ColumnGeneration, *args: Any) -> int:
-        spent.append(self._expired(args[-1]))
-        return steps(self, *args)
-
-    monkeypatch.setattr(ColumnGeneration, "_steps", spy)
-    for seed in range(6):
-        reaches_the_enumeration(9 + seed % 4, seed)
-    assert spent and all(spent), spent
-
-
 @pytest.mark.parametrize("seed", range(8))
 def test_generation_agrees_with_brute_force(seed: int) -> None:
     instance = small_instance(6 + seed % 3, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
