@@ -375,14 +375,6 @@ class PricingModel:
         terms = [(self.t[i], 1.0) for i in sorted(inside)] + [(self.t[i], -1.0) for i in sorted(border)]
         self._row(-_INF, len(inside) - 1.0, terms)
 
-    def connect(self, members: Sequence[int]) -> bool:
-        """Add the connectivity cuts of a disconnected set; whether it was disconnected."""
-        parts = components(members, self.neighbours)
-        if len(parts) == 1:
-            return False
-        self._separate(parts)
-        return True
-
     def _separate(self, parts: Sequence[set[int]]) -> None:
         """The connectivity cuts of a set with these components (module docstring)."""
         for part in parts:
@@ -401,7 +393,7 @@ class PricingModel:
 
     def pieces(self, members: Sequence[int], duals: Sequence[float], cutoff: float) -> list[tuple[int, ...]]:
         r"""The sets a solution of the MILP offers as columns: the set itself when it is connected;
-        else, after adding its connectivity cuts (:meth:`connect`), each of its components of at
+        else, after adding its connectivity cuts (module docstring), each of its components of at
         least ``min_size`` layers whose reduced cost at ``duals`` is below ``cutoff``.
 
         A component of a convex set is convex (a path between two of its layers stays in the
