@@ -726,9 +726,20 @@ def root_left_open(instance: PartitionInstance) -> tuple[VariantTable, ColumnGen
 def root_stopped_after_its_cuts(instance: PartitionInstance) -> tuple[VariantTable, Any]:
     """The table of ``instance`` and the outcome of its tree stopped at once after the root's column
     generation: the root gets its subset-row cuts and is left to be priced again (which the instance
-    must need)."""
+    must need).
+
+    The deadline has passed before the tree starts, so that no node after the root does; the root's
+    LPs are solved without it, which would leave them HiGHS's least time limit (1 ms): on a loaded
+    machine the vertex LP then stopped unsolved, had no cut to add, and the root was branched."""
     table, generation = root_left_open(instance)
-    stopped = BranchAndPrice(generation).run(time.perf_counter() - 1.0)
+    solve_lp = RestrictedMaster.solve_lp
+
+    def untimed(master: RestrictedMaster, deadline: float | None = None, vertex: bool = False) -> MasterLp:
+        return solve_lp(master, None, vertex)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(RestrictedMaster, "solve_lp", untimed)
+        stopped = BranchAndPrice(generation).run(time.perf_counter() - 1.0)
     assert stopped.left is not None and stopped.left.cuts and stopped.incumbent is not None
     return table, stopped
 
