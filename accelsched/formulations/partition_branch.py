@@ -385,8 +385,8 @@ class BranchAndPrice:
         ----------
         deadline
             A :func:`time.perf_counter` value after which no node starts (the root always does; a
-            resumed tree's first node does not) and a node's column generation stops (None: no
-            limit).
+            resumed tree's first node does not) and a node's column generation and LPs stop (None:
+            no limit). A node whose LP vertex the deadline stopped is left open as it was.
         priced
             Whether the root's column generation ended with its master optimal or tailing off;
             when not (it stopped at its deadline), the root is priced first like any node, from
@@ -415,12 +415,13 @@ class BranchAndPrice:
                 if cycle not in known:
                     generation.master.cycles.append(cycle)
                     known.add(cycle)
+        first = True
         while heap:
             node = heapq.heappop(heap)
             if self._pruned(node.bound):
                 self._close(node, "pruned" if node.priced or not node.rules else "pruned by its parent's bound")
                 continue
-            root = resume is None and not node.serial  # it always runs, and was counted
+            root, first = resume is None and first, False  # it always runs once, and was counted
             if not root and deadline is not None and time.perf_counter() > deadline:
                 heapq.heappush(heap, node)
                 break
@@ -484,7 +485,8 @@ class BranchAndPrice:
 
     def _settle(self, node: Node, deadline: float | None) -> list[Node]:
         """A node whose master is optimal and which is not pruned: its integer program, then its
-        children (none when the node is settled; the node itself when a cycle was cut)."""
+        children (none when the node is settled; the node itself, priced again, when a cycle was
+        cut, and as it was when the deadline stopped its LP vertex)."""
         master = self.generation.master
         master.rules = node.rules
         until = time.perf_counter() + NODE_INTEGER_S
@@ -499,6 +501,8 @@ class BranchAndPrice:
             self._close(node, "pruned after a better partition")
             return []
         lp = master.solve_lp(deadline, vertex=True)
+        if not math.isfinite(lp.value) and deadline is not None and time.perf_counter() > deadline:
+            return [node]  # its support is no vertex: neither cut nor branched, it waits for the next run
         added = self._cut(node, lp)
         if added:
             with_cuts = master.solve_lp(deadline, vertex=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import logging
@@ -9,7 +10,7 @@ import math
 import random
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -409,12 +410,48 @@ def test_a_tree_out_of_time_gives_the_least_open_bound(monkeypatch: pytest.Monke
     generation = ColumnGeneration(table, None)
     root = generation.run(None)
     tree = BranchAndPrice(generation)
-    outcome = tree.run(time.perf_counter() - 1.0)
+    with untimed_lps():
+        outcome = tree.run(time.perf_counter() - 1.0)
     assert not outcome.complete and outcome.bound == root.bound and outcome.incumbent is not None
     assert "time limit reached during branch-and-price (1 nodes solved, 2 open" in outcome.stopped
     assert len(outcome.tree) == 3 and "branched on" in outcome.tree[0]
     assert all(line.endswith(f"open at the deadline, bound {root.bound:.12g}") for line in outcome.tree[1:])
     assert_tree_logged(tree.log, open_at_deadline=True)
+
+
+def test_a_node_whose_lp_vertex_the_deadline_stops_is_left_open_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a machine too slow for any LP in the time left (every LP with a deadline stops at once),
+    the root of a tree whose deadline has passed is left open at the deadline with its bound, neither
+    cut nor branched on an LP it did not solve, nor reported as a vertex that keeps an artificial
+    variable; resumed with time, the tree proves brute force's optimum."""
+    forced_to_branch(monkeypatch)
+    instance = crossed(600)
+    best, _ = brute_force(instance)
+    table = VariantTable(instance, enumerate_columns(instance, budget=1))
+    generation = ColumnGeneration(table, None)
+    root = generation.run(None)
+    highs = RestrictedMaster._highs
+
+    def starved(master: RestrictedMaster, time_limit: float | None) -> Any:
+        h = highs(master, time_limit)
+        if time_limit is not None and time_limit < 1.0:
+            h.setOptionValue("time_limit", 1e-9)
+        return h
+
+    monkeypatch.setattr(RestrictedMaster, "_highs", starved)
+    tree = BranchAndPrice(generation)
+    outcome = tree.run(time.perf_counter() - 1.0)
+    assert not outcome.complete and outcome.bound == root.bound and outcome.incumbent is not None
+    assert (
+        outcome.stopped
+        == f"time limit reached during branch-and-price (1 nodes solved, 1 open, bound {root.bound:.12g})"
+    )
+    assert outcome.tree == (f"node 0 []: open at the deadline, bound {root.bound:.12g}",)
+    assert outcome.left is not None and not generation.cuts.triples
+    (left,) = outcome.left.nodes
+    assert (left.rules, left.cut_rounds, left.inner.bound) == (frozenset(), 0, root.bound)
+    resumed = BranchAndPrice(ColumnGeneration(table, outcome.incumbent)).run(None, resume=outcome.left)
+    assert resumed.complete and resumed.incumbent is not None and same(table.objective(resumed.incumbent), best)
 
 
 GIVING_UP = [(60, 800), (79, 700), (83, 700), (92, 800), (92, 1000), (104, 700), (118, 800), (118, 1000)]
@@ -714,6 +751,22 @@ def test_a_tree_resumed_from_its_open_nodes_reaches_brute_force(step: int, monke
     assert with_cuts, "no run left subset-row cuts to resume with"
 
 
+@contextlib.contextmanager
+def untimed_lps() -> Iterator[None]:
+    """Within it, the master's LPs ignore their deadline. A tree run with a deadline already passed,
+    to stop after the root, would leave the root's LPs HiGHS's least time limit (1 ms): on a loaded
+    machine its vertex LP then stopped unsolved, and the root was left open as it was, not cut or
+    branched (:func:`test_a_node_whose_lp_vertex_the_deadline_stops_is_left_open_as_it_was`)."""
+    solve_lp = RestrictedMaster.solve_lp
+
+    def untimed(master: RestrictedMaster, deadline: float | None = None, vertex: bool = False) -> MasterLp:
+        return solve_lp(master, None, vertex)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(RestrictedMaster, "solve_lp", untimed)
+        yield
+
+
 def root_left_open(instance: PartitionInstance) -> tuple[VariantTable, ColumnGeneration]:
     """The table of ``instance`` (its smallest columns) and its column generation run at the root,
     which must leave the instance open (its LP fractional)."""
@@ -726,19 +779,10 @@ def root_left_open(instance: PartitionInstance) -> tuple[VariantTable, ColumnGen
 def root_stopped_after_its_cuts(instance: PartitionInstance) -> tuple[VariantTable, Any]:
     """The table of ``instance`` and the outcome of its tree stopped at once after the root's column
     generation: the root gets its subset-row cuts and is left to be priced again (which the instance
-    must need).
-
-    The deadline has passed before the tree starts, so that no node after the root does; the root's
-    LPs are solved without it, which would leave them HiGHS's least time limit (1 ms): on a loaded
-    machine the vertex LP then stopped unsolved, had no cut to add, and the root was branched."""
+    must need). The deadline has passed before the tree starts, so that no node after the root does;
+    the root's LPs are solved without it (:func:`untimed_lps`)."""
     table, generation = root_left_open(instance)
-    solve_lp = RestrictedMaster.solve_lp
-
-    def untimed(master: RestrictedMaster, deadline: float | None = None, vertex: bool = False) -> MasterLp:
-        return solve_lp(master, None, vertex)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(RestrictedMaster, "solve_lp", untimed)
+    with untimed_lps():
         stopped = BranchAndPrice(generation).run(time.perf_counter() - 1.0)
     assert stopped.left is not None and stopped.left.cuts and stopped.incumbent is not None
     return table, stopped
