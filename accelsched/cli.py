@@ -419,10 +419,10 @@ def _cmd_solve_or_gap(args: argparse.Namespace) -> int:
     if args.command == "solve":
         method = get_method(problem.name, args.method)
         if args.ledger is not None:
-            from accelsched.formulations.partition_ledger import open_ledger, with_ledger
+            from accelsched.formulations.partition_ledger import check_ledger, with_ledger
 
             ledgered = with_ledger(method, args.ledger)  # a method without a ledger is refused first
-            open_ledger(args.ledger, instance)  # a refused ledger stops the run before any warm start
+            check_ledger(args.ledger, instance)  # a ledger refused or in use stops the run before any warm start
             share = None if args.pairs is None else _share(args.pairs, instance)
             method = ledgered if share is None else with_ledger(method, args.ledger, share)
         elif args.pairs is not None:

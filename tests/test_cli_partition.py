@@ -13,6 +13,7 @@ from accelsched import cli
 from accelsched.cli import main
 from accelsched.formulations import partition_milp
 from accelsched.heuristics import partition_ga
+from tests.test_filelock import held_elsewhere
 
 INSTANCE = ("--workload", "random:7:3", "--hardware", "cocco-simba-separate", "--option", "act_kb=64",
             "--option", "weight_kb=16")  # fmt: skip
@@ -269,6 +270,16 @@ def test_a_ledger_a_run_cannot_use_is_one_line(
     assert not ledger.exists()
     if method == "ga":
         assert "use it with milp-highs, milp-cbc, milp-pyomo, cpsat" in err
+
+
+def test_a_ledger_another_run_uses_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Refused before the warm start and the solve: a second run would overwrite the first one's pairs."""
+    ledger = tmp_path / "ledger.json"
+    argv = ("solve", "partition", *CO_EXPLORATION, "--method", "milp-highs", "--ledger", str(ledger))
+    with held_elsewhere(ledger):
+        code, out, err = run(capsys, *argv, "--warm-start", "ga")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and not out and not ledger.exists()
+    assert f"pair ledger {ledger}" in err and "another process is using it" in err and "merge" in err
 
 
 def test_a_ledger_of_another_instance_is_one_line(

@@ -35,15 +35,17 @@ RandWire-A and NasNet take hours per pair of candidates to prove
 solve N pairs at once, and ``--ledger-dir DIR`` keeps what each run proved (every pair's
 bound, the best partition) in a pair ledger per workload and design, which the next run
 with the same directory starts from; ``--designs`` and ``--workloads`` choose the rows, and
-``--merge`` puts them into the committed table. *ledger* prints where each proof stands: the
-incumbent, the bound, and per pair still open or solved its bound, its cutoff, how far the bound
+``--merge`` puts them into the committed table (rows run at once into one directory each keep
+the other's: the results file is held while it is merged and written). *ledger* prints where
+each proof stands: the incumbent, the bound, and per pair still open or solved its bound, its cutoff, how far the bound
 is short of it, its ceiling (the LP value of its master, which its root's bound cannot pass), the
 time spent and the open pairs within it that its root may settle (a run solves the pair with the
 most first; such pairs are the ones to give the runs of a divided proof). *merge* puts a proof divided
 between runs back together: the pairs another run (another process or machine, started from a
 copy of ``--base-dir``'s ledgers, given its share of the pairs by ``accelsched solve ... --ledger
 FILE --pairs ACT/WEIGHT,...``) solved go into ``--ledger-dir``'s, each pair keeping the higher
-bound.
+bound. A ledger is held by the process working with it (a solve, a merge): a second one on
+the same file is refused rather than let overwrite it.
 
 Every number comes from :func:`accelsched.registry.run_method`: the solution
 passed the problem's ``check`` and was re-evaluated by the shared cost model.
@@ -53,6 +55,7 @@ Results go to ``partition_<table>.json`` (every run) and ``.md`` (the table).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import platform
@@ -60,8 +63,10 @@ import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -69,9 +74,10 @@ import numpy as np
 
 from accelsched.entry import run_entry
 from accelsched.errors import InputError
+from accelsched.filelock import exclusive, write_atomic
 from accelsched.formulations import partition_capacity
 from accelsched.formulations.partition_branch import ProofSettings
-from accelsched.formulations.partition_ledger import Ledger, open_ledger, with_ledger
+from accelsched.formulations.partition_ledger import Ledger, check_ledger, ledger_lock, open_ledger, with_ledger
 from accelsched.hardware import load_accelerator
 from accelsched.logs import show_records
 from accelsched.models.registry import load_workload
@@ -180,10 +186,7 @@ def fig11(workloads: Sequence[str], options: SolveOptions, out_dir: Path, merge:
         for method, result in (*results.items(), (EXACT, exact)):
             rows.append(Row.of("fig11", name, "separate", method, result, layers=instance.n_layers,
                                time_limit_s=options.time_limit_s))  # fmt: skip
-    stem = out_dir / "partition_fig11"
-    rows = _merged(rows, stem) if merge else rows
-    _write(rows, stem, _fig11_markdown(rows, options), options)
-    return rows
+    return _publish(rows, out_dir / "partition_fig11", partial(_fig11_markdown, options=options), options, merge)
 
 
 def _fig11_markdown(rows: list[Row], options: SolveOptions) -> str:
@@ -300,7 +303,7 @@ def coexplore(
             instance = make_instance(load_workload(name), acc, COEXPLORE_OPTIONS)
             print(f"  {name} ({design}): {instance.n_layers} layers", flush=True)
             ledger = None if ledger_dir is None else ledger_dir / _ledger_name(name, design)
-            open_ledger(ledger, instance)  # a refused ledger stops the run before the heuristics
+            check_ledger(ledger, instance)  # a ledger refused or in use stops the run before the heuristics
             results = {method: _run(instance, method, options) for method in ("ga", "sa")}
             acts, weights = instance.act_candidates_bytes, instance.weight_candidates_bytes or (0,)
             fixed_points = {
@@ -333,10 +336,9 @@ def coexplore(
                 rows.append(Row("coexplore", name, design, label, "FEASIBLE" if finite else "INFEASIBLE", finite,
                                 None, found.runtime_s, {"capacity_kb": (found.point[0] // 1024, found.point[1] // 1024),
                                                         "points": found.points}))  # fmt: skip
-    stem = out_dir / "partition_coexplore"
-    rows = _merged(rows, stem) if merge else rows
-    _write(rows, stem, _coexplore_markdown(rows, options), options)
-    return rows
+    return _publish(
+        rows, out_dir / "partition_coexplore", partial(_coexplore_markdown, options=options), options, merge
+    )
 
 
 def _ledger_name(workload: str, design: str) -> str:
@@ -409,22 +411,24 @@ def merge_ledgers(
     solved beyond the base and its partition when better. The ledgers are written once every merge
     has been accepted (none when one is refused), each never half-written. Without ``base_dir`` (or
     without a base ledger there), every pair of the other ledger counts as solved by its run.
-    Returns one line per workload and design.
+    Both ledgers of a merge are held against other processes while it runs (a proof still writing
+    either is refused). Returns one line per workload and design.
 
     Raises
     ------
     InputError
-        A ledger is refused, or one is for another instance or did not start from its base.
+        A ledger is refused, is in use, or is for another instance or did not start from its base.
     """
     lines, merged = [], []
-    for design in designs:
-        acc = load_accelerator(DESIGN_PRESETS[design])
-        for name in workloads:
+    with ExitStack() as held:  # every ledger merged is held until all are written
+        for design, name in itertools.product(designs, workloads):
             file = _ledger_name(name, design)
             if not (from_dir / file).exists():
                 lines.append(f"{name} ({design}): no ledger at {from_dir / file}, nothing merged")
                 continue
-            instance = make_instance(load_workload(name), acc, COEXPLORE_OPTIONS)
+            instance = make_instance(load_workload(name), load_accelerator(DESIGN_PRESETS[design]), COEXPLORE_OPTIONS)
+            held.enter_context(ledger_lock(ledger_dir / file))
+            held.enter_context(ledger_lock(from_dir / file))
             into, other = Ledger(ledger_dir / file, instance), Ledger(from_dir / file, instance)
             base = None if base_dir is None or not (base_dir / file).exists() else Ledger(base_dir / file, instance)
             taken = into.merge(other, base)
@@ -434,8 +438,8 @@ def merge_ledgers(
             lines.append(
                 f"{name} ({design}): {count} taken from {from_dir / file} (KB: {pairs}); incumbent {into.objective:.7g}"
             )
-    for into in merged:  # each merge checked first: a refused one writes none of them
-        into.save()
+        for into in merged:  # each merge checked first: a refused one writes none of them
+            into.save()
     return "\n".join(lines)
 
 
@@ -524,13 +528,32 @@ def _merged(rows: list[Row], stem: Path) -> list[Row]:
     return merged + [r for r in rows if (r.workload, r.design) not in placed]
 
 
+PUBLISH_WAIT_S = 600.0
+"""How long a table waits for another process writing the same results file, seconds."""
+
+
+def _publish(
+    rows: list[Row], stem: Path, markdown: Callable[[list[Row]], str], options: SolveOptions, merge: bool
+) -> list[Row]:
+    """Write a table's results file ``stem.json`` and its Markdown, ``rows`` merged into the file's
+    rows when ``merge`` (:func:`_merged`); returns the rows written.
+
+    The file is held against other processes from the read to the write, so that two tables run at
+    once into one directory each keep the other's rows (the second waits up to
+    :data:`PUBLISH_WAIT_S`)."""
+    fix = "wait for the other table to finish, or give this one another --out-dir"
+    with exclusive(stem.with_suffix(".json"), what="results file", fix=fix, wait_s=PUBLISH_WAIT_S):
+        rows = _merged(rows, stem) if merge else rows
+        _write(rows, stem, markdown(rows), options)
+    return rows
+
+
 def _write(rows: list[Row], stem: Path, markdown: str, options: SolveOptions) -> None:
-    stem.parent.mkdir(parents=True, exist_ok=True)
     meta = {"python": platform.python_version(), "machine": platform.machine(), "cpus": _cpus(),
             "time_limit_s": options.time_limit_s, "seed": options.seed}  # fmt: skip
     payload = {"meta": meta, "rows": [r.__dict__ for r in rows]}
-    stem.with_suffix(".json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-    stem.with_suffix(".md").write_text(markdown, encoding="utf-8")
+    write_atomic(stem.with_suffix(".json"), json.dumps(payload, indent=1) + "\n")
+    write_atomic(stem.with_suffix(".md"), markdown)
     print(markdown)
 
 
@@ -541,7 +564,7 @@ def render(path: Path) -> None:
     limit = payload["meta"].get("time_limit_s")
     options = SolveOptions(time_limit_s=limit, seed=payload["meta"].get("seed", 0))
     markdown = _fig11_markdown(rows, options) if rows[0].table == "fig11" else _coexplore_markdown(rows, options)
-    path.with_suffix(".md").write_text(markdown, encoding="utf-8")
+    write_atomic(path.with_suffix(".md"), markdown)
     print(markdown)
 
 

@@ -67,7 +67,7 @@ from accelsched.formulations.partition_common import (
     infeasible_result,
     partition_result,
 )
-from accelsched.formulations.partition_ledger import keep_final, open_ledger
+from accelsched.formulations.partition_ledger import keep_final, ledger_lock, open_ledger
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import DEFAULT_BUDGET
@@ -271,26 +271,27 @@ def solve_cpsat_partition(
     if infeasible is not None:
         return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
     settings = ProofSettings(budget, rounds, pairs=None if pairs is None else frozenset(pairs))
-    book = open_ledger(ledger, instance)
-    run = prepare(instance, options, warm_start, start, settings, ledger=book)
-    cpsat = PartitionCpSat(run.table)
-    hints = cpsat.hints(run.warm) if run.warm else None
-    answer = solve_cpsat(cpsat.model, run.solver_options(options), hints, objective_scale=cpsat.scale)
-    result = partition_result(
-        run.table,
-        method="cpsat",
-        backend="cpsat",
-        status=answer.status,
-        found=cpsat.decode(answer) if answer.status.has_solution else None,
-        bound=cpsat.bound(answer),
-        warm=run.warm,
-        runtime_s=time.perf_counter() - start,
-        seed=options.seed,
-        stats=answer.stats,
-        notes=[*run.notes, *([f"{run.start_label} is given as a complete hint"] if hints else [])],
-        start_label=run.start_label,
-    )
-    keep_final(book, result.solution)
+    with ledger_lock(ledger):  # held from the read to the last write
+        book = open_ledger(ledger, instance)
+        run = prepare(instance, options, warm_start, start, settings, ledger=book)
+        cpsat = PartitionCpSat(run.table)
+        hints = cpsat.hints(run.warm) if run.warm else None
+        answer = solve_cpsat(cpsat.model, run.solver_options(options), hints, objective_scale=cpsat.scale)
+        result = partition_result(
+            run.table,
+            method="cpsat",
+            backend="cpsat",
+            status=answer.status,
+            found=cpsat.decode(answer) if answer.status.has_solution else None,
+            bound=cpsat.bound(answer),
+            warm=run.warm,
+            runtime_s=time.perf_counter() - start,
+            seed=options.seed,
+            stats=answer.stats,
+            notes=[*run.notes, *([f"{run.start_label} is given as a complete hint"] if hints else [])],
+            start_label=run.start_label,
+        )
+        keep_final(book, result.solution)
     return result
 
 

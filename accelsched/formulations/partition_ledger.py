@@ -49,6 +49,10 @@ left none; a tree written before subset-row cuts has no ``cuts``, and is read as
 a node written before its cut rounds were kept has no ``cut_rounds``, and is read as one that had none;
 a pair written before ceilings were kept has no ``ceiling``, and is read as one of unknown ceiling.
 
+A run holds its ledger against other processes from the moment it reads it until its last write
+(:func:`ledger_lock`): a second run on the same file, which would overwrite the first one's pairs,
+is refused with an error. Runs sharing a proof each take a copy, merged afterwards.
+
 The instance digest covers the workload, the accelerator, the buffer design, the candidates,
 the metric and alpha: a ledger opened for another instance is refused. The cost model is
 checked through the incumbent: its objective is evaluated again and must equal the recorded
@@ -66,14 +70,15 @@ import hashlib
 import inspect
 import json
 import math
-import os
 from collections.abc import Callable, Collection, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from accelsched.errors import InfeasibleSolution, InputError
+from accelsched.filelock import exclusive, write_atomic
 from accelsched.formulations.partition_common import (
     InnerPoint,
     OpenNode,
@@ -476,10 +481,7 @@ class Ledger:
             "incumbent": incumbent,
             "pairs": [self._entry(pair) for pair in sorted(self.pairs.values(), key=_pair_key)],
         }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_name(self.path.name + ".partial")
-        partial.write_text(json.dumps(payload, separators=(",", ":")) + "\n")  # compact: thousands of subgraphs
-        os.replace(partial, self.path)
+        write_atomic(self.path, json.dumps(payload, separators=(",", ":")) + "\n")  # compact: thousands of subgraphs
 
     def _entry(self, pair: PairBound) -> dict[str, Any]:
         """A pair's JSON entry: its bound, its subgraphs, its inner point and its tree (null when none)."""
@@ -563,6 +565,42 @@ def open_ledger(path: str | Path | None, instance: PartitionInstance) -> Ledger 
             "give candidate lists (e.g. capacities=cocco), or leave the ledger out",
         )
     return Ledger(path, instance)
+
+
+def ledger_lock(path: str | Path | None) -> AbstractContextManager[None]:
+    """Hold the pair ledger at ``path`` against other processes while a run works with it (nothing
+    without a path; :func:`accelsched.filelock.exclusive`).
+
+    A run reads its ledger once and writes it after every pair: a second process on the same file
+    would overwrite the first one's pairs with its own (or the other way round), hours of proof lost.
+
+    Raises
+    ------
+    InputError
+        Another process, a proof still running or a merge, uses the ledger.
+    """
+    if path is None:
+        return nullcontext()
+    return exclusive(
+        path,
+        what="pair ledger",
+        fix="wait for the run using it to finish, or give this run a copy of it and merge the two afterwards "
+        "(python -m accelsched.bench.partition_tables merge)",
+    )
+
+
+def check_ledger(path: str | Path | None, instance: PartitionInstance) -> None:
+    """Refuse, before a run's long first steps (its warm start, its heuristics), a ledger that
+    :func:`open_ledger` refuses or that another process uses (:func:`ledger_lock`); the run's
+    solve holds it later.
+
+    Raises
+    ------
+    InputError
+        The ledger is refused or in use.
+    """
+    with ledger_lock(path):
+        open_ledger(path, instance)
 
 
 def keep_final(ledger: Ledger | None, solution: PartitionSolution | None) -> None:

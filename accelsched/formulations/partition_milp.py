@@ -105,7 +105,7 @@ from accelsched.formulations.partition_common import (
     infeasible_result,
     partition_result,
 )
-from accelsched.formulations.partition_ledger import keep_final, open_ledger
+from accelsched.formulations.partition_ledger import keep_final, ledger_lock, open_ledger
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import DEFAULT_BUDGET
@@ -275,25 +275,26 @@ def solve_milp(
     if infeasible is not None:
         return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
     settings = ProofSettings(budget, rounds, DECOMPOSE_COLUMNS, backend, None if pairs is None else frozenset(pairs))
-    book = open_ledger(ledger, instance)
-    run = prepare(instance, options, warm_start, start, settings, ledger=book)
-    milp = PartitionMilp(run.table)
-    answer = solve(milp.model, backend, run.solver_options(options), milp.start(run.warm) if run.warm else None)
-    result = partition_result(
-        run.table,
-        method=method,
-        backend=backend,
-        status=answer.status,
-        found=None if answer.values is None else milp.decode(answer.values),
-        bound=answer.bound,
-        warm=run.warm,
-        runtime_s=time.perf_counter() - start,
-        seed=options.seed,
-        stats=answer.stats,
-        notes=run.notes,
-        start_label=run.start_label,
-    )
-    keep_final(book, result.solution)
+    with ledger_lock(ledger):  # held from the read to the last write
+        book = open_ledger(ledger, instance)
+        run = prepare(instance, options, warm_start, start, settings, ledger=book)
+        milp = PartitionMilp(run.table)
+        answer = solve(milp.model, backend, run.solver_options(options), milp.start(run.warm) if run.warm else None)
+        result = partition_result(
+            run.table,
+            method=method,
+            backend=backend,
+            status=answer.status,
+            found=None if answer.values is None else milp.decode(answer.values),
+            bound=answer.bound,
+            warm=run.warm,
+            runtime_s=time.perf_counter() - start,
+            seed=options.seed,
+            stats=answer.stats,
+            notes=run.notes,
+            start_label=run.start_label,
+        )
+        keep_final(book, result.solution)
     return result
 
 

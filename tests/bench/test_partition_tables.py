@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from accelsched.bench import partition_tables
+from accelsched.errors import InputError
 from accelsched.formulations import partition_milp
 from accelsched.formulations.partition_ledger import Ledger
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
 from accelsched.problems.partition import make_instance
 from accelsched.solvers import SolveOptions, Status
+from tests.test_filelock import held_elsewhere, release
 
 OPTIONS = SolveOptions(time_limit_s=20, seed=0)
 COCCO_ENERGY = {"capacities": "cocco", "metric": "energy"}
@@ -126,6 +130,41 @@ def test_merge_keeps_each_buffer_design_in_place(tmp_path: Path) -> None:
     assert [(r.workload, r.design, r.objective) for r in merged] == [
         ("a", "shared", 1), ("b", "shared", 5), ("a", "separate", 3), ("b", "separate", 6), ("c", "shared", 7)
     ]  # fmt: skip
+
+
+def test_a_table_merged_while_another_process_writes_the_results_file_keeps_its_rows(tmp_path: Path) -> None:
+    """The results file is read for the merge only once the other process has let it go, so that
+    the rows it wrote meanwhile stay."""
+
+    def row(workload: str, objective: float) -> partition_tables.Row:
+        return partition_tables.Row("coexplore", workload, "shared", "ga", "FEASIBLE", objective, None, 1.0, {})
+
+    stem = tmp_path / "partition_coexplore"
+    partition_tables._write([row("a", 1)], stem, "", OPTIONS)
+    with held_elsewhere(stem.with_suffix(".json")) as child:
+        merging = threading.Thread(target=partition_tables._publish,
+                                   args=([row("b", 2)], stem, lambda rows: "", OPTIONS, True))  # fmt: skip
+        merging.start()
+        time.sleep(0.5)
+        assert merging.is_alive()  # waiting for the file
+        partition_tables._write([row("a", 1), row("c", 3)], stem, "", OPTIONS)  # the other process's rows
+        release(child)
+        merging.join(timeout=60)
+    rows = json.loads(stem.with_suffix(".json").read_text())["rows"]
+    assert [(r["workload"], r["objective"]) for r in rows] == [("a", 1), ("c", 3), ("b", 2)]
+
+
+def test_a_table_gives_up_on_a_results_file_held_too_long(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(partition_tables, "PUBLISH_WAIT_S", 0.2)
+    stem = tmp_path / "partition_coexplore"
+    row = partition_tables.Row("coexplore", "a", "shared", "ga", "FEASIBLE", 1.0, None, 1.0, {})
+    with held_elsewhere(stem.with_suffix(".json")), pytest.raises(InputError) as caught:
+        partition_tables._publish([row], stem, lambda rows: "", OPTIONS, True)
+    assert caught.value.what == "another process is using it (waited 0.2 s)"
+    assert caught.value.where == f"results file {stem.with_suffix('.json')}" and "--out-dir" in caught.value.fix
+    assert not stem.with_suffix(".json").exists() and not capsys.readouterr().out
 
 
 def test_coexplore_rows_are_checked_and_the_exact_rows_start_from_the_best_heuristic(tmp_path: Path) -> None:
@@ -283,3 +322,27 @@ def test_merge_puts_the_pairs_another_run_solved_into_the_ledger(
         err = capsys.readouterr().err
         assert caught.value.code == 2 and message in err and "Traceback" not in err
     assert (dirs["mine"] / name).read_text() == written
+
+
+def test_a_merge_of_a_ledger_a_run_still_writes_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A proof still running holds its ledger: merging from it (or into it) exits 2 without a
+    traceback and writes nothing."""
+    workload = "random:8:1"
+    instance = make_instance(load_workload(workload), load_accelerator("cocco-simba-shared"), COCCO_ENERGY)
+    name = partition_tables._ledger_name(workload, "shared")
+    for key, act in (("mine", instance.act_candidates_bytes[0]), ("theirs", instance.act_candidates_bytes[-1])):
+        ledger = Ledger(tmp_path / key / name, instance)
+        ledger.record(act, 0, 5e11, 3.0, key)
+        ledger.save()
+    written = (tmp_path / "mine" / name).read_text()
+    argv = ["merge", "--ledger-dir", str(tmp_path / "mine"), "--from-dir", str(tmp_path / "theirs"),
+            "--designs", "shared", "--workloads", workload]  # fmt: skip
+    for held in ("theirs", "mine"):
+        with held_elsewhere(tmp_path / held / name), pytest.raises(SystemExit) as caught:
+            partition_tables.main(argv)
+        err = capsys.readouterr().err
+        assert caught.value.code == 2 and "Traceback" not in err
+        assert f"pair ledger {tmp_path / held / name}" in err and "another process is using it" in err
+    assert (tmp_path / "mine" / name).read_text() == written
+    assert partition_tables.main(argv) == 0  # once the runs are done
+    assert (tmp_path / "mine" / name).read_text() != written

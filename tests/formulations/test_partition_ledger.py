@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ from accelsched.solvers import Result, SolveOptions, Status
 from tests.formulations.partition_helpers import run, same, singletons
 from tests.formulations.test_partition_capacity import instance_of
 from tests.formulations.test_partition_colgen import BUDGET
+from tests.test_filelock import held_elsewhere
 
 
 def decomposition(
@@ -98,6 +100,24 @@ def test_the_milp_and_cpsat_methods_share_a_ledger(seed: int, tmp_path: Path) ->
     assert cpsat.status is Status.OPTIMAL and same(cpsat.objective, reference)
     assert "and its incumbent" in cpsat.stats.native_status
     assert "capacity decomposition: 0 of" in cpsat.stats.native_status
+
+
+@pytest.mark.parametrize("method", ["milp-highs", "cpsat"])
+def test_a_ledger_another_process_uses_is_refused_before_the_solve(tmp_path: Path, method: str) -> None:
+    """A run holds its ledger from its read to its last write: a second one on the same file, which
+    would overwrite the first one's pairs, is refused and writes nothing."""
+    instance = instance_of(1)
+    path = tmp_path / "ledger.json"
+    solver: Callable[..., Result[PartitionSolution]] = (
+        partial(solve_milp, backend="highs") if method == "milp-highs" else solve_cpsat_partition
+    )
+    with held_elsewhere(path), pytest.raises(InputError) as caught:
+        solver(instance, SolveOptions(), budget=BUDGET, ledger=path)
+    assert caught.value.what == "another process is using it" and caught.value.where == f"pair ledger {path}"
+    assert "give this run a copy of it and merge the two afterwards" in caught.value.fix
+    assert not path.exists()
+    result = solver(instance, SolveOptions(), budget=BUDGET, ledger=path)  # released: the run goes on
+    assert result.status is Status.OPTIMAL and path.exists()
 
 
 def written_ledger(tmp_path: Path) -> tuple[PartitionInstance, Path]:
