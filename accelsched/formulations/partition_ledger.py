@@ -406,9 +406,11 @@ class Ledger:
         of the instance whatever run proved it, so merging is sound in any order: each pair keeps
         the higher bound (and the lower ceiling). ``base`` is the ledger both runs started from (None:
         an empty one); a pair counts as solved by ``other`` when it spent time on it beyond ``base``,
-        and only that time is added. The subgraphs, tree and code of a pair solved by both runs are
-        those of the run whose bound is higher (this ledger's on a tie); its inner point is the one
-        of higher bound.
+        and only that time is added. The subgraphs, tree and code of a pair are ``other``'s when this
+        ledger did not solve it beyond ``base`` (its entry is the base's: ``other``'s state is the
+        later one, even at the same bound, as when a tree branched without raising its least open
+        bound), else those of the run whose bound is higher (this ledger's on a tie); its inner
+        point is the one of higher bound.
 
         Parameters
         ----------
@@ -446,21 +448,21 @@ class Ledger:
                     f"the {before.seconds if before else 0.0:.1f} s of {base.path if base else 'no base'}",
                     "give as base the ledger that run started from",
                 )
-            if before is None or spent > 0.05 or pair.lower > before.lower:  # not the base's entry, untouched
+            if _moved(pair, before):
                 solved.append((key, pair, before, spent))
         for key, pair, before, spent in solved:
             mine = self.pairs.get(key)
             if mine is None:  # the time the base records is then the other run's too
                 mine = PairBound(*key, -math.inf, 0.0 if before is None else before.seconds, pair.code)
-            theirs_better = pair.lower > mine.lower
+            theirs = pair.lower > mine.lower or not _moved(mine, before)
             self.pairs[key] = PairBound(
                 *key,
                 max(pair.lower, mine.lower),
                 mine.seconds + max(spent, 0.0),
-                pair.code if theirs_better else mine.code,
+                pair.code if theirs else mine.code,
                 lower_ceiling(pair.ceiling, mine.ceiling),
             )
-            if theirs_better:
+            if theirs:
                 self.columns[key] = other.columns.get(key, ())
                 keep_last_tree(self.trees, key, other.trees.get(key))
             keep_better_inner(self.inner, key, other.inner.get(key))
@@ -539,6 +541,12 @@ def _pair_bound(entry: Mapping[str, Any]) -> PairBound:
         raise ValueError(f"pair field ceiling must be a finite number or null, got {ceiling!r}")
     code = str(entry.get("code", ""))
     return PairBound(act, weight, float(lower), float(seconds), code, None if ceiling is None else float(ceiling))
+
+
+def _moved(pair: PairBound, base: PairBound | None) -> bool:
+    """Whether a run solved ``pair`` beyond the entry ``base`` it started from (None: none): it spent
+    time on it or raised its bound (seconds are written to 0.1 s)."""
+    return base is None or pair.seconds - base.seconds > 0.05 or pair.lower > base.lower
 
 
 def lower_ceiling(first: float | None, second: float | None) -> float | None:

@@ -624,6 +624,28 @@ def test_a_pair_solved_by_both_runs_keeps_what_the_higher_bound_came_with(tmp_pa
         assert mine.inner[key] == better and merged.code == code
 
 
+def test_a_pair_only_the_other_run_solved_takes_its_tree_and_subgraphs_at_the_same_bound(tmp_path: Path) -> None:
+    """A tree that branched without raising its least open bound (the twentieth NasNet shared run)
+    is the later state of the pair: merged into a ledger that did not solve the pair beyond the
+    base, its nodes and subgraphs replace the base's, and its time is added."""
+    instance, base_path = written_ledger(tmp_path)
+    base = Ledger(base_path, instance)
+    pair = next(iter(base.pairs.values()))
+    key = (pair.act_bytes, pair.weight_bytes)
+    for path in copies(base_path, "with_tree.json"):
+        started = Ledger(path, instance)
+        started.record(*key, pair.lower, 0.0, "base", ((0,),), None, a_tree(instance, 8.0))
+        started.save()
+    base = Ledger(tmp_path / "with_tree.json", instance)
+    mine, other = (Ledger(path, instance) for path in copies(tmp_path / "with_tree.json", "mine.json", "other.json"))
+    branched = dataclasses.replace(a_tree(instance, 8.0), nodes=a_tree(instance, 8.0).nodes[:1])
+    other.record(*key, pair.lower, 5.0, "theirs", ((0,), (1,)), None, branched)
+    assert mine.merge(other, base) == (key,)
+    merged = mine.pairs[key]
+    assert merged.lower == pair.lower and merged.seconds == pytest.approx(base.pairs[key].seconds + 5.0)
+    assert mine.trees[key] == branched and mine.columns[key] == ((0,), (1,)) and merged.code == "theirs"
+
+
 def test_a_ledger_keeps_the_lower_ceiling_and_reads_a_pair_written_without_one(tmp_path: Path) -> None:
     instance, path = written_ledger(tmp_path)
     ledger = Ledger(path, instance)
