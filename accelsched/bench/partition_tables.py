@@ -37,15 +37,16 @@ bound, the best partition) in a pair ledger per workload and design, which the n
 with the same directory starts from; ``--designs`` and ``--workloads`` choose the rows, and
 ``--merge`` puts them into the committed table (rows run at once into one directory each keep
 the other's: the results file is held while it is merged and written). *ledger* prints where
-each proof stands: the incumbent, the bound, and per pair still open or solved its bound, its cutoff, how far the bound
-is short of it, its ceiling (the LP value of its master, which its root's bound cannot pass), the
-time spent and the open pairs within it that its root may settle (a run solves the pair with the
-most first; such pairs are the ones to give the runs of a divided proof). *merge* puts a proof divided
-between runs back together: the pairs another run (another process or machine, started from a
-copy of ``--base-dir``'s ledgers, given its share of the pairs by ``accelsched solve ... --ledger
-FILE --pairs ACT/WEIGHT,...``) solved go into ``--ledger-dir``'s, each pair keeping the higher
-bound. A ledger is held by the process working with it (a solve, a merge): a second one on
-the same file is refused rather than let overwrite it.
+each proof stands: the incumbent, the bound, and per pair still open or solved its bound, its
+cutoff, how far the bound is short of it, its ceiling (the LP value of its master, which its
+root's bound cannot pass), the time spent and the open pairs within it that its root may settle
+(a run solves the pair with the most first; such pairs are the ones to give the runs of a
+divided proof). *merge* puts a proof divided between runs back together: the pairs another run
+(another process or machine, started from a copy of ``--base-dir``'s ledgers, given its share of
+the pairs by ``accelsched solve ... --ledger FILE --pairs ACT/WEIGHT,...``) solved go into
+``--ledger-dir``'s, each pair keeping the higher bound. A ledger is held by the process working
+with it (a solve, a merge): a second one on the same file is refused rather than let overwrite
+it.
 
 Every number comes from :func:`accelsched.registry.run_method`: the solution
 passed the problem's ``check`` and was re-evaluated by the shared cost model.
@@ -420,13 +421,14 @@ def merge_ledgers(
         A ledger is refused, is in use, or is for another instance or did not start from its base.
     """
     lines, merged = [], []
+    accelerators = {design: load_accelerator(DESIGN_PRESETS[design]) for design in designs}
     with ExitStack() as held:  # every ledger merged is held until all are written
         for design, name in itertools.product(designs, workloads):
             file = _ledger_name(name, design)
             if not (from_dir / file).exists():
                 lines.append(f"{name} ({design}): no ledger at {from_dir / file}, nothing merged")
                 continue
-            instance = make_instance(load_workload(name), load_accelerator(DESIGN_PRESETS[design]), COEXPLORE_OPTIONS)
+            instance = make_instance(load_workload(name), accelerators[design], COEXPLORE_OPTIONS)
             held.enter_context(ledger_lock(ledger_dir / file))
             held.enter_context(ledger_lock(from_dir / file))
             into, other = Ledger(ledger_dir / file, instance), Ledger(from_dir / file, instance)
