@@ -37,11 +37,12 @@ bound, the best partition) in a pair ledger per workload and design, which the n
 with the same directory starts from; ``--designs`` and ``--workloads`` choose the rows, and
 ``--merge`` puts them into the committed table (rows run at once into one directory each keep
 the other's: the results file is held while it is merged and written). *ledger* prints where
-each proof stands: the incumbent, the bound, and per pair still open or solved its bound, its
-cutoff, how far the bound is short of it, its ceiling (the LP value of its master, which its
-root's bound cannot pass), the time spent and the open pairs within it that its root may settle
-(a run solves the pair with the most first; such pairs are the ones to give the runs of a
-divided proof). *merge* puts a proof divided between runs back together: the pairs another run
+each proof stands: the incumbent, the bound (once every pair is settled, that the incumbent is
+proven optimal, how far the bound is below it and the proof's tolerance), and per pair still open
+or solved its bound, its cutoff, how far the bound is short of it, its ceiling (the LP value of
+its master, which its root's bound cannot pass), the time spent and the open pairs within it
+that its root may settle (a run solves the pair with the most first; such pairs are the ones to
+give the runs of a divided proof). *merge* puts a proof divided between runs back together: the pairs another run
 (another process or machine, started from a copy of ``--base-dir``'s ledgers, given its share of
 the pairs by ``accelsched solve ... --ledger FILE --pairs ACT/WEIGHT,...``) solved go into
 ``--ledger-dir``'s, each pair keeping the higher bound. A ledger is held by the process working
@@ -78,6 +79,7 @@ from accelsched.errors import InputError
 from accelsched.filelock import exclusive, write_atomic
 from accelsched.formulations import partition_capacity
 from accelsched.formulations.partition_branch import ProofSettings
+from accelsched.formulations.partition_colgen import proof_tolerance
 from accelsched.formulations.partition_ledger import Ledger, check_ledger, ledger_lock, open_ledger, with_ledger
 from accelsched.hardware import load_accelerator
 from accelsched.logs import show_records
@@ -385,6 +387,7 @@ def ledger_report(workloads: Sequence[str], designs: Sequence[str], ledger_dir: 
             lines.append(
                 f"{name} ({design}): {incumbent}, bound {decomposition.bound():.7g}, {len(still)} of "
                 f"{len(states)} pairs open, {sum(state.seconds for state in states):.0f} s of pair solves"
+                + ("" if found is None or still else f"; {_proven_text(decomposition)}")
             )
             lines.append(f"  {'pair KB':<12}{'floor':>14}{'bound L(p)':>16}{'cutoff c(p)':>16}{'short by':>10}"
                          f"{'ceiling C(p)':>16}{'seconds':>10}{'subgraphs':>11}{'within':>8}  state")  # fmt: skip
@@ -399,6 +402,25 @@ def ledger_report(workloads: Sequence[str], designs: Sequence[str], ledger_dir: 
                         f"{state.subgraphs:>11}{state.within:>8}  {condition if state.open else 'settled'}"
                     )
     return "\n".join(lines)
+
+
+def _proven_text(decomposition: partition_capacity.CapacityDecomposition) -> str:
+    r"""What a ledger whose pairs are all settled proves: its incumbent is optimal up to the proof's
+    tolerance, by which its bound (the least settled floor) may lie below it.
+
+    A pair settles when its bound passes its cutoff :math:`c(p)` less the pairs' tolerance: one
+    step of a whole-bytes metric, else :func:`~accelsched.formulations.partition_colgen.proof_tolerance`
+    at :math:`c(p)`. Its floor :math:`\kappa(p) + \alpha L(p)` is then at most :math:`\alpha` below
+    :math:`U`, or :math:`\alpha \, n \epsilon c(p) \le n \epsilon U` (as :math:`\alpha c(p) \le U`).
+    """
+    upper = decomposition.upper
+    alpha = decomposition.instance.alpha
+    tolerance = alpha if decomposition.whole_bytes else proof_tolerance(decomposition.instance.n_layers, upper)
+    below = upper - decomposition.bound()
+    return (
+        f"proven optimal (every pair settled): the bound is {below / upper:.4%} below the incumbent, "
+        f"the proof's tolerance {tolerance / upper:.4%}"
+    )
 
 
 def merge_ledgers(

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,10 +15,10 @@ import pytest
 from accelsched.bench import partition_tables
 from accelsched.errors import InputError
 from accelsched.formulations import partition_milp
-from accelsched.formulations.partition_ledger import Ledger
+from accelsched.formulations.partition_ledger import Ledger, open_ledger
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
-from accelsched.problems.partition import make_instance
+from accelsched.problems.partition import evaluate, make_instance, objective
 from accelsched.solvers import SolveOptions, Status
 from tests.test_filelock import held_elsewhere, release
 
@@ -266,6 +268,34 @@ def test_the_ledger_table_shows_where_each_pair_stands(tmp_path: Path, capsys: p
     assert all((row[5] == ceiling) == (int(key.split("/")[0]) * 1024 >= middle) for key, row in rows.items())
     assert 0 < float(ceiling) < float("inf")
     assert lines[-1] == f"random:8:2 (shared): no ledger at {tmp_path / 'partition_coexplore_random-8-2_shared.json'}"
+
+
+def test_the_ledger_table_says_when_every_pair_is_settled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A solve that proves its optimum leaves a ledger the table calls proven, stating how far the bound
+    (the least settled floor) lies below the incumbent and the tolerance that gap is within; a ledger
+    whose incumbent leaves pairs open (the same subgraphs at the largest capacities) is not called so."""
+    monkeypatch.setattr(partition_milp, "DECOMPOSE_COLUMNS", 0)
+    workload = "random:6:2"
+    instance = make_instance(load_workload(workload), load_accelerator("cocco-simba-separate"), COCCO_ENERGY)
+    path = tmp_path / partition_tables._ledger_name(workload, "separate")
+    assert partition_tables._run(instance, "milp-highs", OPTIONS, None, path).status is Status.OPTIMAL
+    head = partition_tables.ledger_report([workload], ["separate"], tmp_path).splitlines()[0]
+    assert ", 0 of " in head and "; proven optimal (every pair settled): the bound is " in head
+    below, tolerance = (float(text) for text in re.findall(r"([0-9.]+)%", head))
+    assert 0 <= below <= tolerance and tolerance > 0
+    optimum = open_ledger(path, instance)
+    assert optimum is not None and optimum.incumbent is not None
+    worse = replace(
+        optimum.incumbent,
+        act_capacity_bytes=max(instance.act_candidates_bytes),
+        weight_capacity_bytes=max(instance.weight_candidates_bytes),
+    )
+    path.unlink()
+    ledger = Ledger(path, instance)
+    ledger.offer(worse, objective(instance, worse, evaluate(instance, worse)))
+    ledger.save()
+    head = partition_tables.ledger_report([workload], ["separate"], tmp_path).splitlines()[0]
+    assert "proven" not in head and " of 961 pairs open" in head and ", 0 of " not in head
 
 
 def test_the_ledger_table_needs_a_directory_and_a_ledger_it_accepts(
