@@ -219,7 +219,8 @@ def test_the_exact_pricing_adds_the_components_of_a_disconnected_set(monkeypatch
     assert beta == -1e12 and sorted(sets) == sorted([first, second]) and added == len(new)
     assert all(table.has(members) for members in (first, second))
     outside = min(set(range(instance.n_layers)) - set(union))
-    generation.master.rules = frozenset({PairRule(*sorted((first[0], outside)), together=True)})
+    low, high = sorted((first[0], outside))
+    generation.master.rules = frozenset({PairRule(low, high, together=True)})
     assert generation._split([union], lp.duals, math.inf) == [second]
 
 
