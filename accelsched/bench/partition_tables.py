@@ -42,12 +42,12 @@ proven optimal, how far the bound is below it and the proof's tolerance), and pe
 or solved its bound, its cutoff, how far the bound is short of it, its ceiling (the LP value of
 its master, which its root's bound cannot pass), the time spent and the open pairs within it
 that its root may settle (a run solves the pair with the most first; such pairs are the ones to
-give the runs of a divided proof). *merge* puts a proof divided between runs back together: the pairs another run
-(another process or machine, started from a copy of ``--base-dir``'s ledgers, given its share of
-the pairs by ``accelsched solve ... --ledger FILE --pairs ACT/WEIGHT,...``) solved go into
-``--ledger-dir``'s, each pair keeping the higher bound. A ledger is held by the process working
-with it (a solve, a merge): a second one on the same file is refused rather than let overwrite
-it.
+give the runs of a divided proof). *merge* puts a proof divided between runs back together: the
+pairs another run (another process or machine, started from a copy of ``--base-dir``'s ledgers,
+given its share of the pairs by ``accelsched solve ... --ledger FILE --pairs ACT/WEIGHT,...``)
+solved go into ``--ledger-dir``'s, each pair keeping the higher bound. A ledger is held by the
+process working with it (a solve, a merge): a second one on the same file is refused rather than
+let overwrite it.
 
 Every number comes from :func:`accelsched.registry.run_method`: the solution
 passed the problem's ``check`` and was re-evaluated by the shared cost model.
