@@ -1028,7 +1028,9 @@ class ColumnGeneration:
         proves :math:`\\mu` at least the cutoff or meets no set of a smaller ratio, when time runs out, or
         after :data:`SPREAD_STEPS` (a solve that met only disconnected sets, none with a
         component below the cutoff, counts, and is repeated with the cuts that now exclude them).
-        Returns the columns added."""
+        A step gives the MILP no start: the next step is the least ratio of the sets met, so each
+        of them costs at least 0 there, no better than the cutoff HiGHS already prunes at (only a
+        component :meth:`_split` left out could be below it). Returns the columns added."""
         added = 0
         for _ in range(SPREAD_STEPS):
             if step >= end or self._expired(deadline):
