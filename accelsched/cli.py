@@ -111,7 +111,9 @@ def _parser() -> _Parser:
                 metavar="ACT/WEIGHT,...",
                 help=(
                     "with --ledger: solve only these pairs of candidates (KB; weight 0 with a shared buffer), "
-                    "this run's share of a proof divided between runs, each on a copy of one ledger "
+                    "in the decomposition's running order, not the order given (first the pair whose root may "
+                    "settle the most open pairs within it), this run's share of a proof divided between runs, "
+                    "each on a copy of one ledger "
                     "(put together with 'python -m accelsched.bench.partition_tables merge')"
                 ),
             )
