@@ -450,6 +450,9 @@ class ColumnGeneration:
         self.settled_s: float | None = None
         """Seconds into :meth:`run` at which its bound first settled the root (:meth:`settled`), or None:
         with a reach, the rest of the root's time is what pricing on to the reach cost."""
+        self.priced_to: float | None = None
+        """The level the last pricing round of the root priced to (:meth:`reach_level` at its LP value;
+        None before the first round, and in the tree's nodes, which price to their prune level)."""
         self._run_start: float | None = None
         self._start_inside(start)
 
@@ -555,7 +558,8 @@ class ColumnGeneration:
         :meth:`reach_level` at the master's LP value or the master is optimal (or the time or the
         round limit stops it); a bound past :meth:`prune_level` then completes the work without a
         listing. Its end is logged (:data:`LOGGER`), with when the bound passed the cutoff
-        (:attr:`settled_s`): the time after it is what the reach cost.
+        (:attr:`settled_s`; the time after it is what the reach cost) and the level its last round
+        priced to (:attr:`priced_to`).
 
         Parameters
         ----------
@@ -572,12 +576,12 @@ class ColumnGeneration:
         outcome = self._root(deadline, listing_deadline)
         if self.reach:
             LOGGER.info(
-                "root with a reach: %s, bound %.7g after %.1f s, %s; reach level %.7g",
+                "root with a reach: %s, bound %.7g after %.1f s, %s; %s",
                 "complete" if outcome.complete else "open",
                 -math.inf if self.bound is None else self.bound,
                 time.perf_counter() - self._run_start,
                 "cutoff not passed" if self.settled_s is None else f"cutoff passed after {self.settled_s:.1f} s",
-                self.reach_level(),
+                "no round priced" if self.priced_to is None else f"last priced to {self.priced_to:.7g}",
             )
         self._run_start = None
         return outcome
@@ -718,6 +722,8 @@ class ColumnGeneration:
             self.done += 1
             tolerance = -self._tolerance(lp)
             level = prune_above if prune_above is not None else self.reach_level(lp.value) if early else None
+            if early:
+                self.priced_to = level
             cutoff = self._cutoff(lp, level)
             known = {mask_of(column.members) for column in self.table.columns}
             starts = [self.table.members(j) for j in lp.support] + [c.members for c in self.table.columns[-30:]]

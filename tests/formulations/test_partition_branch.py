@@ -349,7 +349,8 @@ def test_a_reach_prices_the_root_past_its_cutoff_to_the_lp_optimum(caplog: pytes
     bound is lower on two of these instances (their LP is fractional). A reach above the first
     master's LP value changes nothing: no bound can pass it (the LP value only falls), so the root
     stops where it does without one. Each root records when its bound passed the cutoff, and one with
-    a reach logs it at its end, with its bound."""
+    a reach logs it at its end, with its bound and the level its last round priced to (the cutoff's
+    when the reach is above every LP value)."""
     lower = 0
     caplog.set_level(logging.INFO, logger=partition_colgen.__name__)
     for seed, act in BRANCHING:
@@ -371,6 +372,11 @@ def test_a_reach_prices_the_root_past_its_cutoff_to_the_lp_optimum(caplog: pytes
             assert len(logged) == (1 if reach else 0), logged
             assert not reach or logged[0].startswith(f"root with a reach: complete, bound {outcome.bound:.7g} after ")
             assert not reach or f"cutoff passed after {generation.settled_s:.1f} s" in logged[0]
+            # the level of the last round: the reach's below the LP value, else the cutoff's
+            priced_to = generation.priced_to
+            assert priced_to is not None and (not reach or logged[0].endswith(f"; last priced to {priced_to:.7g}"))
+            levels = {generation.prune_level()} | ({generation._below(optimum)} if reach == (optimum,) else set())
+            assert priced_to in levels, (seed, act, reach, priced_to, levels)
             outcomes.append(outcome)
         plain, reached, beyond = (outcome.bound for outcome in outcomes)
         assert plain is not None and reached is not None and beyond is not None
