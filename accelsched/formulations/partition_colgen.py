@@ -20,7 +20,9 @@ The bound holds for any duals, not only the LP's. Moving the cover duals from
 and each master variant's reduced cost by :math:`-\sum_{i \in S_j} (\pi'_i - \pi_i)`
 (:meth:`~.partition_master.MasterLp.at`); the pricing MILP at :math:`\pi'` gives :math:`\mu`. The
 *inner point* :math:`\pi^{in}` is the best-bound point at which the pricing proved
-:math:`\mu \ge 0` (the last of the charge's Dinkelbach steps, at first); the next LP gives
+:math:`\mu \ge 0` (the last of the charge's Dinkelbach steps, at first), or, where it proved only
+:math:`\mu < 0`, the same duals with every cover dual lowered by :math:`|\mu| / s`, at which no
+missing set of :math:`s` layers or more is negative (:meth:`ColumnGeneration._lifted`); the next LP gives
 :math:`\pi^{out}`, whose sum, the LP value, exceeds the bound. On the segment
 :math:`\pi(t) = \pi^{in} + t \Delta`, :math:`\Delta = \pi^{out} - \pi^{in}`, a missing set
 has :math:`d_S(\pi(t)) = d_S(\pi^{in}) - t \Delta(S)`, non-negative up to
@@ -450,6 +452,8 @@ class ColumnGeneration:
         self.settled_s: float | None = None
         """Seconds into :meth:`run` at which its bound first settled the root (:meth:`settled`), or None:
         with a reach, the rest of the root's time is what pricing on to the reach cost."""
+        self._unrated = False
+        """Whether :attr:`inner_bound` is a node's bound rather than the inner point's own (:meth:`solve_node`)."""
         self.priced_to: float | None = None
         """The level the last pricing round of the root priced to (:meth:`reach_level` at its LP value;
         None before the first round, and in the tree's nodes, which price to their prune level)."""
@@ -625,7 +629,13 @@ class ColumnGeneration:
         The parent's inner point stays one here: a node's partitions are some of its
         parent's, and its pricing MILP admits a subset of the sets, so every missing set
         keeps a non-negative reduced cost there, and the node's bound starts at the
-        parent's, ``bound`` (at least the inner point's; a new inner point must beat it).
+        parent's, ``bound``. That bound may have been proven at other duals than the inner
+        point's (a Dinkelbach step's, whose pricing proved a bound below 0 there), so the inner
+        point's own bound is taken at the node's first LP (:meth:`MasterLp.at
+        <accelsched.formulations.partition_master.MasterLp.at>`): a new inner point must beat
+        that, not ``bound``. (The inner point of 128/288 KB's resumed node in NasNet's
+        separate-buffer decomposition sums to 9.66e8 pJ under a node bound of 1.0287e9: rated by
+        that bound, no later point could replace it, and the segment steps started 6 % below it.)
         There is no listing in a node; the generation stops as soon as a bound above
         ``prune_above`` is proven, and, with ``tailing``, when the master tails off
         (:meth:`tails`): the node is then branched with its master not optimal.
@@ -643,6 +653,7 @@ class ColumnGeneration:
         self.master.penalty_scale = 1.0
         self.pricing.impose(rules)
         self.inner, self.inner_bound, self.bound = self.cuts.padded(inner), bound, bound
+        self._unrated = True
         self.tried = None
         while True:
             state = self._generate(deadline, deadline, early=False, prune_above=prune_above, tailing=tailing)
@@ -710,6 +721,8 @@ class ColumnGeneration:
         listing before the master is optimal (only when ``early``, until ``listing_deadline``)
         completed the proof, or (only when ``early``) the bound settled it (:meth:`settled`)."""
         lp = self.master.solve_lp(deadline)
+        if self._unrated and self.inner is not None and math.isfinite(lp.value):
+            self.inner_bound, self._unrated = lp.at(self.inner).bound(0.0), False
         best_value, stalled, vertex = lp.value, 0, False
         heuristic_s = 0.0  # heuristic pricing since the last exact round
         while True:
@@ -720,7 +733,6 @@ class ColumnGeneration:
             if self.done >= self.rounds:
                 return self._stop(f"column generation stopped after {self.rounds} rounds")
             self.done += 1
-            tolerance = -self._tolerance(lp)
             level = prune_above if prune_above is not None else self.reach_level(lp.value) if early else None
             if early:
                 self.priced_to = level
@@ -742,7 +754,7 @@ class ColumnGeneration:
                 beta, sets, added = self._price_exactly(lp, cutoff, deadline)
                 counted.append((self.pricing.solves, self.pricing.solve_s))
                 if beta is not None:
-                    self._prove(lp.bound(beta), lp.duals, feasible=beta >= tolerance)
+                    self._prove(lp, lp.bound(beta), lp.duals, beta)
                     if beta < cutoff:
                         inner = self.inner
                         added += self._spread(lp, sets, known, deadline, level)
@@ -1045,8 +1057,7 @@ class ColumnGeneration:
             cutoff = cutoff_at(duals, step)
             answer = self.pricing.solve(duals, cutoff, time_limit=self._left(deadline), max_sets=STEP_SETS)
             if math.isfinite(answer.bound):
-                feasible = answer.bound >= -self._tolerance(lp)
-                self._prove(bound_at(duals, answer.bound, step), duals, feasible=feasible)
+                self._prove(lp, bound_at(duals, answer.bound, step), duals, answer.bound)
             ratios = []
             for members in self._split(answer.sets, duals, cutoff):
                 ratios.append(ratio(members))
@@ -1060,15 +1071,40 @@ class ColumnGeneration:
             step = min(ratios)
         return added
 
-    def _prove(self, bound: float, duals: Sequence[float], feasible: bool) -> None:
-        """Keep the best lower bound proven so far; the duals that proved it become the inner point
-        when they are ``feasible`` (the pricing proved every missing column's reduced cost
-        non-negative) and their bound is the best of such duals."""
+    def _prove(self, lp: MasterLp, bound: float, duals: Sequence[float], mu: float) -> None:
+        """Keep the best lower bound proven so far, and the best inner point.
+
+        ``bound`` is proven at ``duals`` (the cover rows', then the cuts') by the pricing MILP's
+        bound ``mu`` there on the reduced cost of every column missing from ``lp``'s master. With
+        ``mu`` at least the pricing's tolerance below 0, the duals are an inner point of that bound;
+        with ``mu`` lower they are none, but :meth:`_lifted` makes one of them. Either becomes the
+        inner point when its bound is above the inner point's."""
         self.bound = bound if self.bound is None else max(self.bound, bound)
         if self.settled_s is None and self._run_start is not None and self.settled():
             self.settled_s = time.perf_counter() - self._run_start
-        if feasible and (self.inner_bound is None or bound > self.inner_bound):
-            self.inner, self.inner_bound = tuple(float(v) for v in duals), bound
+        if mu >= -self._tolerance(lp):
+            point, value = tuple(float(v) for v in duals), bound
+        else:
+            point, value = self._lifted(lp, duals, mu)
+        if self.inner_bound is None or value > self.inner_bound:
+            self.inner, self.inner_bound = point, value
+
+    def _lifted(self, lp: MasterLp, duals: Sequence[float], mu: float) -> tuple[tuple[float, ...], float]:
+        r"""An inner point from duals at which the pricing proved only :math:`\mu < 0`, and its bound.
+
+        Every cover dual moves by :math:`\mu / s` (down; :math:`s`: the fewest layers of a column
+        missing from the master, :attr:`MasterLp.min_size`); the cuts' stay. A missing set
+        :math:`S`, with :math:`d_S \ge \mu` at ``duals`` and :math:`|S| \ge s`, then has
+        :math:`d_S \ge \mu - \mu |S| / s \ge 0`, so the point proves its bound at
+        :math:`\mu = 0` (:meth:`MasterLp.at`, which also charges the master's variants their
+        reduced costs there): about :math:`n \mu / s` below the bound of ``duals``, the corner of
+        LB with every layer in a missing column (module docstring of
+        :mod:`~accelsched.formulations.partition_master`). A step of :meth:`_spread` stopped at its
+        first sets, or one that proves only the level's cutoff (:meth:`_cutoff`), thus still moves
+        the inner point, which the segment steps of later rounds start from."""
+        shift, n = mu / lp.min_size, self.instance.n_layers
+        point = tuple(float(v) + shift if i < n else float(v) for i, v in enumerate(duals))
+        return point, lp.at(point).bound(0.0)
 
     def _close(self, deadline: float | None, limit: int | None = None, give_up: float | None = None) -> Outcome | None:
         """The incumbent from the integer program, then every column below the gap at the inner

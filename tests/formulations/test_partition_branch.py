@@ -25,7 +25,7 @@ from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.partition import Metric, PartitionInstance
 from accelsched.problems.partition_columns import ColumnSet, enumerate_columns
 from accelsched.solvers import SolveOptions, Status
-from tests.formulations.partition_helpers import crossed, same, woven
+from tests.formulations.partition_helpers import crossed, run, same, woven
 from tests.formulations.test_partition_colgen import favouring, generated
 from tests.problems.partition_oracle import brute_force, small_instance
 
@@ -407,6 +407,38 @@ def test_phase_one_proves_a_node_without_partitions(monkeypatch: pytest.MonkeyPa
             assert generation.bound == math.inf and lp.artificial > 0.5
         else:
             assert generation.bound is not None and generation.bound < 4672 + 1 and lp.artificial == 0.0
+
+
+def test_a_node_rates_its_inner_point_by_the_bound_it_proves() -> None:
+    """A node's bound may have been proven at other duals than the inner point it starts from (the tree
+    keeps the best bound beside the best inner point). Started from the forced traffic's duals under
+    the root's bound, above theirs, the node rates them by their own bound at its first LP, so that
+    a point proven in the node, below the root's bound, still replaces them; its inner point ends
+    with a bound it proves (at most that of its duals at the node's last LP, :meth:`MasterLp.at`,
+    and at most the enumeration's optimum), not the bound it was handed. Rated by the root's bound,
+    the forced duals were kept on every seed whose node proved no more than the root."""
+    rated = 0
+    for seed in range(8):
+        instance = small_instance(9 + seed % 4, seed, **FIXED_CONFIGS[seed % len(FIXED_CONFIGS)])
+        table = VariantTable(instance, enumerate_columns(instance, budget=3))
+        generation = ColumnGeneration(table, None)
+        forced, forced_bound = generation.inner, generation.inner_bound
+        assert forced is not None and forced_bound is not None
+        generation.run(None)
+        root_bound = generation.bound
+        assert root_bound is not None
+        if root_bound <= forced_bound + 1e-6 * abs(root_bound):
+            continue  # the forced traffic is the root's bound: nothing to rate
+        lp = generation.solve_node(frozenset(), forced, root_bound, None, math.inf)
+        assert lp is not None and generation.inner is not None and generation.inner_bound is not None
+        tolerance = instance.n_layers * partition_colgen.PRICING_EPS * max(1.0, abs(lp.value)) + 1e-9
+        own = lp.at(generation.inner).bound(0.0)
+        assert generation.inner_bound <= own + tolerance, (seed, generation.inner_bound, own)
+        best = run("enumerate", instance).objective
+        assert best is not None and generation.inner_bound <= best + 1e-6 * abs(best)
+        assert generation.inner != forced and generation.inner_bound > forced_bound, seed
+        rated += 1
+    assert rated >= 4, rated
 
 
 def test_a_tree_out_of_time_gives_the_least_open_bound(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -358,6 +358,40 @@ def test_dinkelbach_steps_stopped_at_their_first_set_stay_exact(monkeypatch: pyt
     assert any(stopped), stopped
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_a_pricing_bound_below_zero_lifts_its_duals_to_an_inner_point(seed: int) -> None:
+    """At a first master's duals the pricing MILP stopped at its first set proves only some mu < 0: the
+    duals are no inner point. Lowered by |mu| / s on every layer (s: the fewest layers of a column
+    missing from the master) they are one: every column the master misses (the complete
+    enumeration's) has a non-negative reduced cost there, so their bound (:meth:`MasterLp.at`) is at
+    most the enumeration's optimum, and it becomes the inner point when it is the best."""
+    config = [c for c in GENERATION_CONFIGS if len(c.get("act_kb", ())) <= 1][seed % 4]  # fixed capacities
+    instance = small_instance(8 + seed % 5, seed, **config)
+    table = VariantTable(instance, enumerate_columns(instance, budget=BUDGET))
+    generation = ColumnGeneration(table, None)
+    lp = generation.master.solve_lp()
+    mu = generation.pricing.solve(lp.duals, 0.0, max_sets=1).bound
+    scale = max(1.0, abs(lp.value))
+    if not mu < -partition_colgen.PRICING_EPS * scale:
+        pytest.skip("the first master is optimal here: its duals are an inner point")
+    before = generation.bound
+    generation.inner = generation.inner_bound = None
+    generation._prove(lp, lp.bound(mu), lp.duals, mu)
+    inner, bound = generation.inner, generation.inner_bound
+    assert inner is not None and bound is not None
+    assert generation.bound == max(lp.bound(mu), -math.inf if before is None else before)
+    shift = mu / lp.min_size
+    assert inner == pytest.approx([d + shift for d in lp.duals]) and bound == lp.at(inner).bound(0.0)
+    missing = [c.members for c in enumerate_columns(instance).columns if not table.has(c.members)]
+    assert missing and min(map(len, missing)) >= lp.min_size
+    for members in missing:
+        assert generation.reduced_cost(members, inner) >= -partition_colgen.PRICING_EPS * scale, (seed, members)
+    best = run("enumerate", instance).objective
+    assert best is not None and bound <= best + 1e-6 * abs(best)
+    generation._prove(lp, bound - 1.0, lp.at(inner).duals, 0.0)  # a feasible point proving less
+    assert generation.inner == inner and generation.inner_bound == bound
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_generation_agrees_with_brute_force(seed: int) -> None:
     instance = small_instance(6 + seed % 3, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
