@@ -633,9 +633,10 @@ class ColumnGeneration:
         point's (a Dinkelbach step's, whose pricing proved a bound below 0 there), so the inner
         point's own bound is taken at the node's first LP (:meth:`MasterLp.at
         <accelsched.formulations.partition_master.MasterLp.at>`): a new inner point must beat
-        that, not ``bound``. (The inner point of 128/288 KB's resumed node in NasNet's
-        separate-buffer decomposition sums to 9.66e8 pJ under a node bound of 1.0287e9: rated by
-        that bound, no later point could replace it, and the segment steps started 6 % below it.)
+        that, not ``bound``, and the node's bound rises to it when it is higher. (The inner point
+        of 128/288 KB's resumed node in NasNet's separate-buffer decomposition sums to 9.66e8 pJ
+        under a node bound of 1.0287e9: rated by that bound, no later point could replace it, and
+        the segment steps started 6 % below it.)
         There is no listing in a node; the generation stops as soon as a bound above
         ``prune_above`` is proven, and, with ``tailing``, when the master tails off
         (:meth:`tails`): the node is then branched with its master not optimal.
@@ -721,8 +722,9 @@ class ColumnGeneration:
         listing before the master is optimal (only when ``early``, until ``listing_deadline``)
         completed the proof, or (only when ``early``) the bound settled it (:meth:`settled`)."""
         lp = self.master.solve_lp(deadline)
-        if self._unrated and self.inner is not None and math.isfinite(lp.value):
+        if self._unrated and self.inner is not None and math.isfinite(lp.value):  # a node's (solve_node)
             self.inner_bound, self._unrated = lp.at(self.inner).bound(0.0), False
+            self.bound = self.inner_bound if self.bound is None else max(self.bound, self.inner_bound)
         best_value, stalled, vertex = lp.value, 0, False
         heuristic_s = 0.0  # heuristic pricing since the last exact round
         while True:
@@ -795,7 +797,8 @@ class ColumnGeneration:
         counted: list[tuple[int, float]],
     ) -> None:
         """A DEBUG record of an exact pricing round (``-vv`` on the command line): where the master's LP
-        value and the bound stand against the ``level`` that would end the work, and what the round
+        value, the bound and the inner point's bound (what the segment steps start from) stand
+        against the ``level`` that would end the work, and what the round
         and the heuristic pricing before it cost (``seconds``), the round's first pricing MILP solves
         apart from its Dinkelbach steps' (``counted``: the pricing model's solves and seconds before
         the round and after its first solves). On a long proof it tells a bound still rising from
@@ -804,13 +807,14 @@ class ColumnGeneration:
         first, first_s = after - start, after_s - start_s
         steps, steps_s = self.pricing.solves - after, self.pricing.solve_s - after_s
         LOGGER.debug(
-            "exact pricing, round %d: master LP %.10g over %d columns, bound %.10g, level %s; beta %s, "
-            "%d columns added; %.1f s (pricing MILP %d solves %.1f s, Dinkelbach steps %d solves %.1f s; "
+            "exact pricing, round %d: master LP %.10g over %d columns, bound %.10g (inner point %s), level %s; "
+            "beta %s, %d columns added; %.1f s (pricing MILP %d solves %.1f s, Dinkelbach steps %d solves %.1f s; "
             "heuristic pricing before it %.1f s)",
             self.done,
             lp.value,
             len(self.table.columns),
             -math.inf if self.bound is None else self.bound,
+            "none" if self.inner_bound is None else f"{self.inner_bound:.10g}",
             "none" if level is None else f"{level:.10g}",
             "unproven" if beta is None else f"{beta:.4g}",
             added,

@@ -416,7 +416,8 @@ def test_a_node_rates_its_inner_point_by_the_bound_it_proves() -> None:
     a point proven in the node, below the root's bound, still replaces them; its inner point ends
     with a bound it proves (at most that of its duals at the node's last LP, :meth:`MasterLp.at`,
     and at most the enumeration's optimum), not the bound it was handed. Rated by the root's bound,
-    the forced duals were kept on every seed whose node proved no more than the root."""
+    the forced duals were kept on every seed whose node proved no more than the root. Handed a bound
+    below theirs, a node rises to it at once."""
     rated = 0
     for seed in range(8):
         instance = small_instance(9 + seed % 4, seed, **FIXED_CONFIGS[seed % len(FIXED_CONFIGS)])
@@ -437,6 +438,11 @@ def test_a_node_rates_its_inner_point_by_the_bound_it_proves() -> None:
         best = run("enumerate", instance).objective
         assert best is not None and generation.inner_bound <= best + 1e-6 * abs(best)
         assert generation.inner != forced and generation.inner_bound > forced_bound, seed
+        generation.rounds = generation.done  # the next node stops at its first LP, rated
+        low = forced_bound - 0.5 * abs(forced_bound) - 1.0
+        assert generation.solve_node(frozenset(), forced, low, None, math.inf) is None
+        assert generation.inner == forced and generation.inner_bound == pytest.approx(forced_bound, rel=1e-9)
+        assert generation.bound == generation.inner_bound  # a node's bound rises to its inner point's
         rated += 1
     assert rated >= 4, rated
 

@@ -482,11 +482,12 @@ def test_each_exact_pricing_round_is_logged_at_debug_with_the_lp_value_above_the
 ) -> None:
     """At DEBUG (``-vv``), every exact pricing round says where the master's LP value and the bound
     stand, and how many pricing MILP solves it made; the bound, proven over every column, is never
-    above the LP value over some of them, the last round's bound is the run's, and each round solves
+    above the LP value over some of them, nor the inner point's bound above it, the last round's
+    bounds are the run's, and each round solves
     the MILP at least once, the windowed solves of the heuristic pricing being counted apart."""
     pattern = re.compile(
-        r"exact pricing, round (\d+): master LP (\S+) over \d+ columns, bound (\S+), level .*; "
-        r".* s \(pricing MILP (\d+) solves \S+ s, Dinkelbach steps (\d+) solves \S+ s; heuristic"
+        r"exact pricing, round (\d+): master LP (\S+) over \d+ columns, bound (\S+) \(inner point (\S+)\), "
+        r"level .*; .* s \(pricing MILP (\d+) solves \S+ s, Dinkelbach steps (\d+) solves \S+ s; heuristic"
     )
     for seed in range(4):
         instance = small_instance(8 + seed % 4, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
@@ -504,7 +505,10 @@ def test_each_exact_pricing_round_is_logged_at_debug_with_the_lp_value_above_the
         pairs = [(float(m.group(2)), float(m.group(3))) for m in matched]
         assert all(bound <= value + 1e-6 * max(1.0, abs(value)) for value, bound in pairs), (seed, pairs)
         assert generation.bound is not None and pairs[-1][1] == pytest.approx(generation.bound, rel=1e-9)
-        solves = [(int(m.group(4)), int(m.group(5))) for m in matched]
+        inner = [float(m.group(4)) for m in matched]  # "none" only before a first inner point: never here
+        assert all(point <= bound for point, (_, bound) in zip(inner, pairs, strict=True)), (seed, inner, pairs)
+        assert inner[-1] == pytest.approx(generation.inner_bound, rel=1e-9)
+        solves = [(int(m.group(5)), int(m.group(6))) for m in matched]
         assert all(first >= 1 for first, _ in solves)
         assert sum(first + steps for first, steps in solves) <= generation.pricing.solves
     caplog.clear()
