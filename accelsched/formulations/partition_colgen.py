@@ -763,7 +763,7 @@ class ColumnGeneration:
                         if inner is not None and self.inner == inner:  # the charge did not beat it
                             added += self._segment(lp, sets, known, deadline, level)
                 self.exact_s = time.perf_counter() - start
-                self._log_exact(lp, beta, added, (self.exact_s, before_s), level, counted)
+                self._log_exact(lp, (beta, cutoff), added, (self.exact_s, before_s), level, counted)
                 if prune_above is not None and self.bound is not None and self.bound > prune_above:
                     return lp
                 if early and self.reached(lp.value):
@@ -790,7 +790,7 @@ class ColumnGeneration:
     def _log_exact(
         self,
         lp: MasterLp,
-        beta: float | None,
+        proof: tuple[float | None, float],
         added: int,
         seconds: tuple[float, float],
         level: float | None,
@@ -798,18 +798,20 @@ class ColumnGeneration:
     ) -> None:
         """A DEBUG record of an exact pricing round (``-vv`` on the command line): where the master's LP
         value, the bound and the inner point's bound (what the segment steps start from) stand
-        against the ``level`` that would end the work, and what the round
+        against the ``level`` that would end the work, the pricing's bound beta against the cutoff it
+        looked below (``proof``; the Dinkelbach steps run when beta is below it), and what the round
         and the heuristic pricing before it cost (``seconds``), the round's first pricing MILP solves
         apart from its Dinkelbach steps' (``counted``: the pricing model's solves and seconds before
         the round and after its first solves). On a long proof it tells a bound still rising from
         one stuck below an LP value that only branching can pass, and where the round's time goes."""
         (start, start_s), (after, after_s) = counted
+        beta, cutoff = proof
         first, first_s = after - start, after_s - start_s
         steps, steps_s = self.pricing.solves - after, self.pricing.solve_s - after_s
         LOGGER.debug(
             "exact pricing, round %d: master LP %.10g over %d columns, bound %.10g (inner point %s), level %s; "
-            "beta %s, %d columns added; %.1f s (pricing MILP %d solves %.1f s, Dinkelbach steps %d solves %.1f s; "
-            "heuristic pricing before it %.1f s)",
+            "beta %s (cutoff %.4g), %d columns added; %.1f s (pricing MILP %d solves %.1f s, "
+            "Dinkelbach steps %d solves %.1f s; heuristic pricing before it %.1f s)",
             self.done,
             lp.value,
             len(self.table.columns),
@@ -817,6 +819,7 @@ class ColumnGeneration:
             "none" if self.inner_bound is None else f"{self.inner_bound:.10g}",
             "none" if level is None else f"{level:.10g}",
             "unproven" if beta is None else f"{beta:.4g}",
+            cutoff,
             added,
             seconds[0],
             first,

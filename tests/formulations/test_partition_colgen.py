@@ -487,7 +487,8 @@ def test_each_exact_pricing_round_is_logged_at_debug_with_the_lp_value_above_the
     the MILP at least once, the windowed solves of the heuristic pricing being counted apart."""
     pattern = re.compile(
         r"exact pricing, round (\d+): master LP (\S+) over \d+ columns, bound (\S+) \(inner point (\S+)\), "
-        r"level .*; .* s \(pricing MILP (\d+) solves \S+ s, Dinkelbach steps (\d+) solves \S+ s; heuristic"
+        r"level .*; beta (\S+) \(cutoff (\S+)\), .* s "
+        r"\(pricing MILP (\d+) solves \S+ s, Dinkelbach steps (\d+) solves \S+ s; heuristic"
     )
     for seed in range(4):
         instance = small_instance(8 + seed % 4, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
@@ -508,7 +509,9 @@ def test_each_exact_pricing_round_is_logged_at_debug_with_the_lp_value_above_the
         inner = [float(m.group(4)) for m in matched]  # "none" only before a first inner point: never here
         assert all(point <= bound for point, (_, bound) in zip(inner, pairs, strict=True)), (seed, inner, pairs)
         assert inner[-1] == pytest.approx(generation.inner_bound, rel=1e-9)
-        solves = [(int(m.group(5)), int(m.group(6))) for m in matched]
+        proofs = [(float(m.group(5)), float(m.group(6))) for m in matched]  # these runs prove beta every round
+        assert all(cutoff < 0.0 for _, cutoff in proofs), (seed, proofs)
+        solves = [(int(m.group(7)), int(m.group(8))) for m in matched]
         assert all(first >= 1 for first, _ in solves)
         assert sum(first + steps for first, steps in solves) <= generation.pricing.solves
     caplog.clear()
