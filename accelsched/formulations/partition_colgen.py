@@ -797,23 +797,28 @@ class ColumnGeneration:
         counted: list[tuple[int, float]],
     ) -> None:
         """A DEBUG record of an exact pricing round (``-vv`` on the command line): where the master's LP
-        value, the bound and the inner point's bound (what the segment steps start from) stand
-        against the ``level`` that would end the work, the pricing's bound beta against the cutoff it
-        looked below (``proof``; the Dinkelbach steps run when beta is below it), and what the round
-        and the heuristic pricing before it cost (``seconds``), the round's first pricing MILP solves
-        apart from its Dinkelbach steps' (``counted``: the pricing model's solves and seconds before
-        the round and after its first solves). On a long proof it tells a bound still rising from
-        one stuck below an LP value that only branching can pass, and where the round's time goes."""
+        value (with HiGHS' status and the least reduced cost of a master variant at its duals, which
+        the bound may charge every layer), the bound and the inner point's bound (what the segment
+        steps start from) stand against the ``level`` that would end the work, the pricing's bound
+        beta against the cutoff it looked below (``proof``; the Dinkelbach steps run when beta is
+        below it), and what the round and the heuristic pricing before it cost (``seconds``), the
+        round's first pricing MILP solves apart from its Dinkelbach steps' (``counted``: the pricing
+        model's solves and seconds before the round and after its first solves). On a long proof it
+        tells a bound still rising from one stuck below an LP value that only branching can pass,
+        and where the round's time goes."""
         (start, start_s), (after, after_s) = counted
         beta, cutoff = proof
         first, first_s = after - start, after_s - start_s
         steps, steps_s = self.pricing.solves - after, self.pricing.solve_s - after_s
         LOGGER.debug(
-            "exact pricing, round %d: master LP %.10g over %d columns, bound %.10g (inner point %s), level %s; "
+            "exact pricing, round %d: master LP %.10g (%s, least reduced cost %.4g) over %d columns, bound %.10g "
+            "(inner point %s), level %s; "
             "beta %s (cutoff %.4g), %d columns added; %.1f s (pricing MILP %d solves %.1f s, "
             "Dinkelbach steps %d solves %.1f s; heuristic pricing before it %.1f s)",
             self.done,
             lp.value,
+            lp.status,
+            lp.least,
             len(self.table.columns),
             -math.inf if self.bound is None else self.bound,
             "none" if self.inner_bound is None else f"{self.inner_bound:.10g}",

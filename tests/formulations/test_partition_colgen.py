@@ -486,7 +486,8 @@ def test_each_exact_pricing_round_is_logged_at_debug_with_the_lp_value_above_the
     bounds are the run's, and each round solves
     the MILP at least once, the windowed solves of the heuristic pricing being counted apart."""
     pattern = re.compile(
-        r"exact pricing, round (\d+): master LP (\S+) over \d+ columns, bound (\S+) \(inner point (\S+)\), "
+        r"exact pricing, round (\d+): master LP (\S+) \(\w+, least reduced cost \S+\) over \d+ columns, "
+        r"bound (\S+) \(inner point (\S+)\), "
         r"level .*; beta (\S+) \(cutoff (\S+)\), .* s "
         r"\(pricing MILP (\d+) solves \S+ s, Dinkelbach steps (\d+) solves \S+ s; heuristic"
     )
