@@ -483,8 +483,8 @@ def test_each_exact_pricing_round_is_logged_at_debug_with_the_lp_value_above_the
     """At DEBUG (``-vv``), every exact pricing round says where the master's LP value and the bound
     stand, and how many pricing MILP solves it made; the bound, proven over every column, is never
     above the LP value over some of them, nor the inner point's bound above it, the last round's
-    bounds are the run's, and each round solves
-    the MILP at least once, the windowed solves of the heuristic pricing being counted apart."""
+    bounds are the run's, and each round solves the MILP at least once, the windowed solves of the
+    heuristic pricing being counted apart."""
     pattern = re.compile(
         r"exact pricing, round (\d+): master LP (\S+) \(\w+, least reduced cost \S+\) over \d+ columns, "
         r"bound (\S+) \(inner point (\S+)\), "
