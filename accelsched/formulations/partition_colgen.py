@@ -216,7 +216,7 @@ from accelsched.formulations.partition_common import (
     VariantTable,
 )
 from accelsched.formulations.partition_master import MasterLp, RestrictedMaster
-from accelsched.formulations.partition_pricing import NeighbourSearch, PricingModel, TrafficTerms
+from accelsched.formulations.partition_pricing import NeighbourSearch, PricingModel, TrafficTerms, components
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.problems.partition import PartitionInstance
 from accelsched.problems.partition_columns import mask_of
@@ -500,14 +500,23 @@ class ColumnGeneration:
     def _tolerance(self, lp: MasterLp) -> float:
         return PRICING_EPS * max(1.0, abs(lp.value))
 
-    def _split(self, sets: Sequence[Sequence[int]], duals: Sequence[float], cutoff: float) -> list[tuple[int, ...]]:
-        """The connected sets of several layers among ``sets`` that keep the node's branching rules, a
-        disconnected one's components of reduced cost below ``cutoff`` at ``duals`` in its place (its
-        connectivity cuts are then in the pricing MILP: :meth:`PricingModel.pieces
-        <accelsched.formulations.partition_pricing.PricingModel.pieces>`). A component may break a
-        rule that keeps two layers together."""
-        offered = [self.pricing.pieces(members, duals, cutoff) for members in sets if len(members) > 1]
-        return [piece for pieces in offered for piece in pieces if len(piece) > 1 and self.master.admits(piece)]
+    def _candidates(self, sets: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
+        """The sets of several layers among the pricing MILP's that keep the node's branching rules.
+
+        The MILP's flow makes each set connected (:meth:`PricingModel.connectivity
+        <accelsched.formulations.partition_pricing.PricingModel.connectivity>`); a set that is not,
+        which only the solver's tolerances could give, is logged, cut from the MILP (its
+        exclusion row keeps every connected set) and dropped."""
+        found = []
+        for members in sets:
+            if len(members) < 2 or not self.master.admits(members):
+                continue
+            if len(components(members, self.pricing.neighbours)) > 1:
+                LOGGER.warning("the pricing MILP met a disconnected set (%d layers): cut and dropped", len(members))
+                self.pricing.exclude(members)
+                continue
+            found.append(tuple(members))
+        return found
 
     def _add(self, sets: Sequence[Sequence[int]]) -> int:
         """Add the connected sets that are new columns (fitting, keeping the node's branching rules)
@@ -692,7 +701,7 @@ class ColumnGeneration:
                 answer = pricing.solve(lp.duals, -COVERED, time_limit=self._left(deadline), max_sets=5)
                 if answer.complete and lp.bound(answer.bound) > COVERED:
                     return False
-                if not self._add(self._split(answer.sets, lp.duals, -COVERED)) and answer.complete and not answer.sets:
+                if not self._add(self._candidates(answer.sets)) and answer.complete and not answer.sets:
                     if vertex:  # optimal duals, nothing prices out: the LP's positive value is phase one's
                         return False
                     vertex = True  # an unfinished interior point's duals (see _generate)
@@ -748,7 +757,7 @@ class ColumnGeneration:
                 for window in self.windows if not added else []:
                     left = self._left(deadline)
                     answer = self.pricing.solve(lp.duals, cutoff, window=window, time_limit=left, max_sets=5)
-                    added += self._add(self._split(answer.sets, lp.duals, cutoff))
+                    added += self._add(self._candidates(answer.sets))
                 heuristic_s += time.perf_counter() - start
             if not added:
                 before_s, stalled, heuristic_s, start = heuristic_s, 0, 0.0, time.perf_counter()
@@ -939,12 +948,12 @@ class ColumnGeneration:
         """The full pricing MILP until it adds a column or finds no set.
 
         Returns the proven beta (None when no solve finished with a bound), the connected sets
-        of the last solve (:meth:`_split`) and the number of columns added. A solve stopped at its first
+        of the last solve (:meth:`_candidates`) and the number of columns added. A solve stopped at its first
         improving sets still proves its dual bound: beta is returned with the columns it
         added, and the bound of :meth:`run` uses it."""
         while not self._expired(deadline):
             answer = self.pricing.solve(lp.duals, cutoff, time_limit=self._left(deadline), max_sets=5)
-            sets = self._split(answer.sets, lp.duals, cutoff)
+            sets = self._candidates(answer.sets)
             added = self._add(sets)
             if added or not answer.sets:
                 return (answer.bound if math.isfinite(answer.bound) else None), sets, added
@@ -1056,11 +1065,9 @@ class ColumnGeneration:
         they are columns; one not in this round's master (``known``: its masks) is never cut
         from the pricing MILP, whose bound must still cover it. The steps stop when the MILP
         proves :math:`\\mu` at least the cutoff or meets no set of a smaller ratio, when time runs out, or
-        after :data:`SPREAD_STEPS` (a solve that met only disconnected sets, none with a
-        component below the cutoff, counts, and is repeated with the cuts that now exclude them).
-        A step gives the MILP no start: the next step is the least ratio of the sets met, so each
-        of them costs at least 0 there, no better than the cutoff HiGHS already prunes at (only a
-        component :meth:`_split` left out could be below it). Returns the columns added."""
+        after :data:`SPREAD_STEPS`. A step gives the MILP no start: the next step is the least
+        ratio of the sets met, so each of them costs at least 0 there, no better than the cutoff
+        HiGHS already prunes at. Returns the columns added."""
         added = 0
         for _ in range(SPREAD_STEPS):
             if step >= end or self._expired(deadline):
@@ -1071,14 +1078,10 @@ class ColumnGeneration:
             if math.isfinite(answer.bound):
                 self._prove(lp, bound_at(duals, answer.bound, step), duals, answer.bound)
             ratios = []
-            for members in self._split(answer.sets, duals, cutoff):
+            for members in self._candidates(answer.sets):
                 ratios.append(ratio(members))
                 added += self._admit(members, known)
-            if answer.bound >= cutoff or (not answer.complete and not ratios):
-                break
-            if not ratios:  # only disconnected sets, now cut, and no component below the cutoff: solve again
-                continue
-            if min(ratios) >= step:
+            if answer.bound >= cutoff or not ratios or min(ratios) >= step:
                 break
             step = min(ratios)
         return added
@@ -1149,7 +1152,7 @@ class ColumnGeneration:
         while not self._expired(deadline):
             answer = self.pricing.solve(self.duals, theta, time_limit=self._left(deadline), max_sets=10)
             added = 0
-            for members in self._split(answer.sets, self.duals, theta):
+            for members in self._candidates(answer.sets):
                 self.pricing.exclude(members)
                 if not self.table.has(members) and self._fits(members):
                     added += bool(self.table.add(members))

@@ -58,12 +58,19 @@ stops within its gap tolerances, so the incumbent's value is no bound). It can b
 lower only where the footprint model is looser than the cost model: the cost model
 takes the lcm of the consumers' steps where the rows take their maximum (equal for
 powers of two), and a chord replaces
-:math:`\min(H_u, s_c \Delta_c)` where :math:`s_c H_c > H_u`. Connectivity is added
-lazily: a solution whose layers fall into several components :math:`C` gets the
-cuts :math:`t_a + t_b - 1 \le \sum_{v \in N(C)} t_v` (:math:`a \in C`, :math:`b` in
-another component, :math:`N(C)` the neighbours of :math:`C`), valid for every
-connected set, and its components below the cutoff are offered as columns instead
-(:meth:`PricingModel.pieces`); a solution the cost model finds too large is excluded by
+:math:`\min(H_u, s_c \Delta_c)` where :math:`s_c H_c > H_u`. Every solution is weakly
+connected: a flow from its first layer reaches each other member
+(:meth:`PricingModel.connectivity`). Without it the MILP admits unions of sets with no
+edge between them, whose reduced cost is the sum of theirs less the reads they share
+(several branches of a NasNet cell read the same two tensors), and these unions can be
+far below every connected set. Cutting them lazily, one union met at a time (the rows
+:math:`t_a + t_b - 1 \le \sum_{v \in N(C)} t_v` for :math:`a` in a component :math:`C`,
+:math:`b` in another), did not end: on NasNet's separate buffers at 128 KB of activations,
+each of the first 12 sets the MILP met was such a union of 3-7 components (-7e5 to
+-1.8e7 pJ) with none of them below the cutoff (-5e5) alone, the first four of the first
+round's five solves added no column, the dual bounds stayed at -2e7 to -4e7, and the node's
+bound did not move in four runs of 9-50 minutes. A solution the cost model finds too large
+is excluded by
 :math:`\sum_{i \in S} t_i - \sum_{i \in N(S)} t_i \le |S| - 1`, which removes
 :math:`S` alone among the connected sets. Every answer is re-evaluated by the cost
 model before it becomes a column.
@@ -188,8 +195,8 @@ class PricingAnswer:
     Attributes
     ----------
     sets
-        Candidate sets (the solver's incumbents), each a tuple of layers; not yet checked
-        for connectivity or fit.
+        Candidate sets (the solver's incumbents), each a tuple of layers, connected by the
+        model's flow; not yet checked for fit by the cost model.
     bound
         A lower bound of the reduced cost of every column the model still admits
         (``inf`` when it proved that none is below the cutoff; ``-inf`` when unknown).
@@ -267,6 +274,9 @@ class PricingModel:
         self.convexity()
         self.activations()
         self.capacity()
+        self.most_layers = self._most_layers()
+        """At most this many layers fit the footprint rows (:meth:`_most_layers`)."""
+        self.connectivity()
         self.highs.cbMipSolution.subscribe(self._incumbent)
 
     # ---------------------------------------------------------------- building
@@ -384,6 +394,51 @@ class PricingModel:
         self._row(-_INF, float(instance.weight_candidates_bytes[-1]), weights)
         self._row(-_INF, act_cap, self._act_terms)
 
+    def _most_layers(self) -> int:
+        """The most layers a set can hold within :meth:`capacity`'s rows: each member's output tensor
+        buffers ``min(H, 2)`` rows at least (its MAIN region holds a row, its update offset
+        another), and its weights; the largest count of the smallest such footprints that fits."""
+        instance, model = self.instance, self.model
+        rows = [min(model.output_tensor(u).height, 2) * model.output_tensor(u).row_bytes for u in range(self.n)]
+        weights = [float(layer.weight_bytes) for layer in model.layers]
+        act_cap = instance.act_candidates_bytes[-1] * (1 + _SLACK)
+        if instance.shared:
+            return _fitting(np.add(rows, weights), act_cap)
+        return min(_fitting(rows, act_cap), _fitting(weights, float(instance.weight_candidates_bytes[-1])))
+
+    def connectivity(self) -> None:
+        r"""Every set is weakly connected: a flow from its first layer reaches each other member.
+
+        The root :math:`r_i = 1` marks the least index in the set, through its running sum
+        :math:`z_i = \sum_{j \le i} r_j` with :math:`z_{n-1} = 1`, :math:`t_i \le z_i` and
+        :math:`r_i \le t_i` (integral whenever :math:`t` is). On both directions of every edge a
+        flow :math:`0 \le f_{uv} \le (L - 1)\, t_u` and :math:`\le (L - 1)(t_v - r_v)` (:math:`L`
+        = :attr:`most_layers`), and at every layer :math:`\sum f_{\cdot j} - \sum f_{j \cdot}
+        \ge t_j - L r_j`: each member but the root takes a unit in. A connected set carries the
+        flow of a spanning tree from its root (each arc its subtree's size, below :math:`L`); in
+        a disconnected one, the component without the root would take units in over edges from
+        layers outside the set, which carry none."""
+        n, t = self.n, self.t
+        root = [self._var(0.0, 1.0) for _ in range(n)]
+        running = [self._var(0.0, 1.0) for _ in range(n)]
+        self.highs.changeColBounds(running[-1], 1.0, 1.0)
+        for i in range(n):
+            before = [(running[i - 1], -1.0)] if i else []
+            self._row(0.0, 0.0, [(running[i], 1.0), (root[i], -1.0), *before])
+            self._row(-_INF, 0.0, [(t[i], 1.0), (running[i], -1.0)])
+            self._row(-_INF, 0.0, [(root[i], 1.0), (t[i], -1.0)])
+        cap = float(max(self.most_layers - 1, 0))
+        inflow: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+        for u in range(n):
+            for v in sorted(self.neighbours[u]):
+                f = self._var(0.0, cap)
+                self._row(-_INF, 0.0, [(f, 1.0), (t[u], -cap)])
+                self._row(-_INF, 0.0, [(f, 1.0), (t[v], -cap), (root[v], cap)])
+                inflow[v].append((f, 1.0))
+                inflow[u].append((f, -1.0))
+        for j in range(n):
+            self._row(0.0, _INF, [*inflow[j], (t[j], -1.0), (root[j], float(self.most_layers))])
+
     # ------------------------------------------------------------------- cuts
     def exclude(self, members: Sequence[int]) -> None:
         """Remove one set from the model: ``sum_S t - sum_N(S) t <= |S| - 1`` (once: a set excluded
@@ -397,43 +452,11 @@ class PricingModel:
         terms = [(self.t[i], 1.0) for i in sorted(inside)] + [(self.t[i], -1.0) for i in sorted(border)]
         self._row(-_INF, len(inside) - 1.0, terms)
 
-    def _separate(self, parts: Sequence[set[int]]) -> None:
-        """The connectivity cuts of a set with these components (module docstring)."""
-        for part in parts:
-            border = set().union(*(self.neighbours[i] for i in part)) - part
-            a = min(part)
-            for other in parts:
-                if other is not part:
-                    terms = [(self.t[a], 1.0), (self.t[min(other)], 1.0)] + [(self.t[v], -1.0) for v in sorted(border)]
-                    self._row(-_INF, 1.0, terms)
-
     def reduced_cost(self, members: Sequence[int], duals: Sequence[float]) -> float:
         """The reduced cost of a set at ``duals`` (cover duals, then the subset-row cuts'), with this
         model's weight: the MILP's objective at the set."""
         metric = self.weight * self.terms.metric(self.instance, members)
         return metric - math.fsum(duals[i] for i in members) - self.subset_rows.charge(members, duals)
-
-    def pieces(self, members: Sequence[int], duals: Sequence[float], cutoff: float) -> list[tuple[int, ...]]:
-        r"""The sets a solution of the MILP offers as columns: the set itself when it is connected;
-        else, after adding its connectivity cuts (module docstring), each of its components of at
-        least ``min_size`` layers whose reduced cost at ``duals`` is below ``cutoff``.
-
-        A component of a convex set is convex (a path between two of its layers stays in the
-        set, and so in the component), and the MILP meets such unions often: the reduced cost
-        of a union of two sets with no edge between them is the sum of theirs less the reads
-        they share, so two sets of negative reduced cost are worth more together than either
-        alone. At a converged master of NasNet (shared buffer, 448 KB), 4 of the first 5 sets
-        the MILP met were such unions, whose 9- and 23- to 38-layer components had reduced
-        costs of -2.2e7 to -9.3e7 pJ; the one connected set had -1.8e6."""
-        parts = components(members, self.neighbours)
-        if len(parts) == 1:
-            return [tuple(sorted(members))]
-        self._separate(parts)
-        return [
-            piece
-            for piece in (tuple(sorted(part)) for part in parts)
-            if len(piece) >= self.min_size and self.reduced_cost(piece, duals) < cutoff
-        ]
 
     def charge_cuts(self) -> None:
         r"""One variable per subset-row cut not charged yet, :math:`y_R \ge t_a + t_b - 1` for each pair
@@ -647,6 +670,17 @@ class NeighbourSearch:
             if len(found) >= limit:
                 break
         return list(found.values())
+
+
+def _fitting(sizes: Iterable[float], capacity: float) -> int:
+    """How many of the smallest ``sizes`` fit ``capacity`` together."""
+    count, total = 0, 0.0
+    for size in sorted(sizes):
+        total += size
+        if total > capacity:
+            break
+        count += 1
+    return count
 
 
 def components(members: Iterable[int], neighbours: Sequence[set[int]]) -> list[set[int]]:

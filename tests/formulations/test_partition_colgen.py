@@ -25,7 +25,7 @@ from accelsched.formulations.partition_common import VariantTable
 from accelsched.formulations.partition_cpsat import solve_cpsat_partition
 from accelsched.formulations.partition_master import RestrictedMaster
 from accelsched.formulations.partition_milp import solve_milp
-from accelsched.formulations.partition_pricing import PricingAnswer, PricingModel, TrafficTerms
+from accelsched.formulations.partition_pricing import PricingModel, TrafficTerms
 from accelsched.formulations.partition_rules import PairRule
 from accelsched.hardware import load_accelerator
 from accelsched.models.random_dag import random_workload
@@ -140,6 +140,40 @@ def test_the_footprint_rows_reject_the_sets_that_do_not_fit(seed: int) -> None:
         assert members not in answer.sets
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_the_pricing_optimum_is_the_least_reduced_cost_of_the_columns(seed: int) -> None:
+    """Where the footprint rows are the cost model's (strides 1 and 2, no reshapes), the MILP solved to
+    a zero gap is the pricing problem exactly: its optimum is the least reduced cost over the complete
+    enumeration's multi-layer columns, its best set one of them, and every set it meets is one."""
+    instance = small_instance(10, seed, act_kb=(3,), weight_kb=(2,))
+    terms = TrafficTerms.of(instance)
+    columns = {c.members for c in enumerate_columns(instance).columns if len(c.members) > 1}
+    pricing = PricingModel(instance, terms, 1.0)
+    pricing.highs.setOptionValue("mip_rel_gap", 0.0)
+    pricing.highs.setOptionValue("mip_abs_gap", 0.0)
+    rng = random.Random(seed)
+    for _ in range(4):
+        duals = [rng.uniform(0.5, 2.0) * b + rng.uniform(0.0, 2000.0) for b in terms.base]
+        costs = {members: pricing.reduced_cost(members, duals) for members in columns}
+        least = min(costs.values())
+        answer = pricing.solve(duals, math.inf)
+        tolerance = 1e-6 * max(1.0, abs(least))
+        assert answer.complete and abs(answer.bound - least) <= tolerance, (seed, answer.bound, least)
+        assert set(answer.sets) <= columns, set(answer.sets) - columns
+        assert min(costs[members] for members in answer.sets) <= least + tolerance
+
+
+@pytest.mark.parametrize("config", GENERATION_CONFIGS)
+@pytest.mark.parametrize("seed", range(3))
+def test_no_column_holds_more_layers_than_the_flow_allows(config: dict[str, Any], seed: int) -> None:
+    """The flow's capacity (:attr:`PricingModel.most_layers`) is a bound on every column's size, and
+    tight enough to mean something on these instances."""
+    instance = small_instance(12, seed, **config)
+    pricing = PricingModel(instance, TrafficTerms.of(instance), 1.0)
+    largest = max(len(c.members) for c in enumerate_columns(instance).columns)
+    assert largest <= pricing.most_layers <= instance.n_layers
+
+
 # ------------------------------------------------------------ exact models on generated columns
 BRANCHING = [(0.5, 0), (0.5, 4), (0.5, 5), (0.7, 0), (0.7, 4), (0.7, 5)]
 """Branch probabilities and seeds of 12-layer random DAGs with two columns on parallel branches."""
@@ -149,8 +183,8 @@ def separated_columns(
     branch_probability: float, seed: int
 ) -> tuple[PartitionInstance, tuple[int, ...], tuple[int, ...]]:
     """A random instance with large buffers and two multi-layer columns with no layer and no edge in
-    common whose union the pricing MILP admits (it is convex, and fits): the MILP's answer when the
-    duals favour the union."""
+    common whose union is convex and fits: the footprint and convexity rows admit it, only the
+    connectivity rows cut it."""
     workload = random_workload(
         12, seed, channels=(4, 8, 16, 32), height=16, width=16, branch_probability=branch_probability
     )
@@ -169,59 +203,44 @@ def separated_columns(
         union = set(first) | set(second)
         above = set().union(*(ancestors[v] for v in union))
         if not (above & set().union(*(descendants[v] for v in union))) - union:
-            pricing = PricingModel(instance, TrafficTerms.of(instance), 1.0)
-            assert tuple(sorted(union)) in pricing.solve(favouring(instance, tuple(sorted(union))), math.inf).sets
+            assert instance.fits_largest(model.subgraph(tuple(sorted(union))))
             return instance, first, second
     raise AssertionError(f"{branch_probability}, {seed}: no two columns on parallel branches")
 
 
 @pytest.mark.parametrize(("branch_probability", "seed"), BRANCHING)
-def test_a_disconnected_set_offers_its_components_below_the_cutoff(branch_probability: float, seed: int) -> None:
-    """The MILP admits unions of sets with no edge between them, and its optimum is often one (their
-    reduced costs add up): the pricing offers the components below the cutoff as columns instead, at
-    their reduced costs by the cost model, and cuts the union from the MILP."""
+def test_the_pricing_never_offers_a_union_of_sets_with_no_edge_between(branch_probability: float, seed: int) -> None:
+    """Duals that favour a convex, fitting union of two columns on parallel branches made it the
+    MILP's optimum before the connectivity rows: now every set met is a column, and the optimum
+    is the least reduced cost of the columns (the union's components among them)."""
     instance, first, second = separated_columns(branch_probability, seed)
     union = tuple(sorted(first + second))
     pricing = PricingModel(instance, TrafficTerms.of(instance), 1.0)
-    rng = random.Random(seed)
-    duals = [rng.uniform(0.0, 1.5) * b for b in pricing.terms.base]
-
-    def reduced_cost(members: tuple[int, ...]) -> float:
-        cost = instance.cost_model.subgraph(members)
-        return instance.metric_of(cost, cost.resident) - sum(duals[i] for i in members)
-
-    low, high = sorted((first, second), key=reduced_cost)
-    assert reduced_cost(low) < reduced_cost(high), "equal reduced costs: the cutoffs below prove less"
-    for members in (first, second):
-        assert math.isclose(pricing.reduced_cost(members, duals), reduced_cost(members), rel_tol=1e-9)
-    assert pricing.pieces(first, duals, -math.inf) == [first]  # connected: itself, whatever the cutoff
-    assert sorted(pricing.pieces(union, duals, math.inf)) == sorted([first, second])
-    assert pricing.pieces(union, duals, (reduced_cost(low) + reduced_cost(high)) / 2) == [low]
-    assert pricing.pieces(union, duals, reduced_cost(low)) == []
-    assert union not in pricing.solve(favouring(instance, union), math.inf).sets
-    smaller = PricingModel(instance, pricing.terms, 1.0, min_size=max(len(first), len(second)) + 1)
-    assert smaller.pieces(union, duals, math.inf) == []  # every smaller column is in the master
+    pricing.highs.setOptionValue("mip_rel_gap", 0.0)
+    duals = favouring(instance, union)
+    columns = {c.members for c in enumerate_columns(instance).columns if len(c.members) > 1}
+    least = min(pricing.reduced_cost(members, duals) for members in columns)
+    assert pricing.reduced_cost(union, duals) < least, "the union is not the relaxation's optimum: nothing tested"
+    answer = pricing.solve(duals, math.inf)
+    assert answer.complete and union not in answer.sets and set(answer.sets) <= columns
+    assert math.isclose(answer.bound, least, rel_tol=1e-9)
 
 
-def test_the_exact_pricing_adds_the_components_of_a_disconnected_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A round whose pricing MILP meets only a disconnected set adds its components as columns, and
-    hands them (not the union) to the Dinkelbach steps; a component that breaks a node's rule is not
-    offered."""
+def test_a_disconnected_set_from_the_pricing_is_cut_and_dropped(caplog: pytest.LogCaptureFixture) -> None:
+    """Only the solver's tolerances could give a disconnected set: column generation logs it, cuts it
+    from the MILP and keeps the connected sets; a set that breaks a node's rule is not offered."""
     instance, first, second = separated_columns(*BRANCHING[2])
     union = tuple(sorted(first + second))
     table = VariantTable(instance, enumerate_columns(instance, budget=BUDGET))
     generation = ColumnGeneration(table, None)
-    new = [members for members in (first, second) if not table.has(members)]
-    assert new, "both components are columns already: the test would prove nothing"
-    lp = generation.master.solve_lp(None)
-    monkeypatch.setattr(PricingModel, "solve", lambda *_, **__: PricingAnswer([union], -1e12, False))
-    beta, sets, added = generation._price_exactly(lp, math.inf, None)
-    assert beta == -1e12 and sorted(sets) == sorted([first, second]) and added == len(new)
-    assert all(table.has(members) for members in (first, second))
+    rows = generation.pricing.highs.getNumRow()
+    with caplog.at_level(logging.WARNING, logger=partition_colgen.__name__):
+        assert generation._candidates([union, first, second]) == [first, second]
+    assert "disconnected set" in caplog.text and generation.pricing.highs.getNumRow() == rows + 1
     outside = min(set(range(instance.n_layers)) - set(union))
     low, high = sorted((first[0], outside))
     generation.master.rules = frozenset({PairRule(low, high, together=True)})
-    assert generation._split([union], lp.duals, math.inf) == [second]
+    assert generation._candidates([first, second]) == [second]
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -539,7 +558,7 @@ def test_a_listing_may_run_past_the_last_pricing_round(monkeypatch: pytest.Monke
         return close(self, deadline, limit, give_up)
 
     monkeypatch.setattr(ColumnGeneration, "_close", late)
-    instance = small_instance(7, 34, **GENERATION_CONFIGS[34 % len(GENERATION_CONFIGS)])  # lists 2 columns, fast
+    instance = small_instance(7, 32, **GENERATION_CONFIGS[32 % len(GENERATION_CONFIGS)])  # lists a column, fast
     best = run("enumerate", instance).objective
     for later in (True, False):
         skipped[0] = 0.0
