@@ -166,8 +166,8 @@ def test_the_pricing_optimum_is_the_least_reduced_cost_of_the_columns(seed: int)
 @pytest.mark.parametrize("config", GENERATION_CONFIGS)
 @pytest.mark.parametrize("seed", range(3))
 def test_no_column_holds_more_layers_than_the_flow_allows(config: dict[str, Any], seed: int) -> None:
-    """The flow's capacity (:attr:`PricingModel.most_layers`) is a bound on every column's size, and
-    tight enough to mean something on these instances."""
+    """The flow's capacity (:attr:`PricingModel.most_layers`) is a bound on every column's size (a
+    smaller one would cut columns from the pricing)."""
     instance = small_instance(12, seed, **config)
     pricing = PricingModel(instance, TrafficTerms.of(instance), 1.0)
     largest = max(len(c.members) for c in enumerate_columns(instance).columns)
