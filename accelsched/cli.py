@@ -391,7 +391,7 @@ def _options(args: argparse.Namespace, problem: str) -> dict[str, str]:
 def _share(text: str, instance: PartitionInstance) -> frozenset[tuple[int, int]]:
     """The pairs of ``--pairs`` (``ACT/WEIGHT`` in KB, comma-separated) in bytes, checked against the
     instance's pairs of candidates."""
-    from accelsched.formulations.partition_capacity import check_share
+    from accelsched.formulations.partition.capacity import check_share
 
     pairs = set()
     for item in text.split(","):
@@ -421,7 +421,7 @@ def _cmd_solve_or_gap(args: argparse.Namespace) -> int:
     if args.command == "solve":
         method = get_method(problem.name, args.method)
         if args.ledger is not None:
-            from accelsched.formulations.partition_ledger import check_ledger, with_ledger
+            from accelsched.formulations.partition.ledger import check_ledger, with_ledger
 
             ledgered = with_ledger(method, args.ledger)  # a method without a ledger is refused first
             check_ledger(args.ledger, instance)  # a ledger refused or in use stops the run before any warm start

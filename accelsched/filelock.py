@@ -1,7 +1,7 @@
 """Files that long runs share: one process at a time, and never half-written.
 
 A co-exploration proof writes its pair ledger for hours
-(:mod:`accelsched.formulations.partition_ledger`), and the benchmark tables merge their rows
+(:mod:`accelsched.formulations.partition.ledger`), and the benchmark tables merge their rows
 into one results file (:mod:`accelsched.bench.partition_tables`). Two processes writing the
 same file would each overwrite what the other proved or measured, so :func:`exclusive` lets one
 process hold a file while it works with it: an advisory ``flock`` on a hidden sidecar file

@@ -1,10 +1,12 @@
 """Problems, their methods, and the one solve entry point that checks every solution.
 
 Problem modules expose ``PROBLEM: ProblemSpec``; formulation and heuristic
-modules expose ``METHODS: tuple[MethodSpec, ...]``. The registry imports the
-modules listed in :data:`PROBLEM_MODULES` and :data:`METHOD_MODULES` (so that
-nothing below it has to import it); code outside the package can add its own
-with :func:`register_problem` and :func:`register_method`.
+modules expose ``METHODS: tuple[MethodSpec, ...]``. The registry finds them by
+importing every module of :data:`PACKAGES` (so that nothing below it has to
+import it, and a new module needs no entry here); code outside the package can
+add its own with :func:`register_problem` and :func:`register_method`.
+:func:`methods` lists a problem's exact methods first, then its heuristics, then
+its baselines, each kind in module order.
 
 :func:`run_method` is how every result reaches a user: it runs the method, then
 re-checks the solution with the problem's ``check``, re-evaluates it with the
@@ -16,63 +18,37 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import importlib
+import pkgutil
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from accelsched.errors import InputError
-from accelsched.problems.base import MethodSpec, ProblemSpec
-from accelsched.solvers import Result, SolveOptions, Status, verify_objective
+from accelsched.hardware.spec import Accelerator
+from accelsched.models.workload import Workload
+from accelsched.problems.base import InstanceStep, MethodSpec, ProblemSpec
+from accelsched.problems.result import Result, verify_objective
+from accelsched.solvers import SolveOptions, Status
 
 __all__ = [
-    "METHOD_MODULES",
-    "PROBLEM_MODULES",
+    "PACKAGES",
     "get_method",
     "get_problem",
+    "make_instance",
     "methods",
     "problems",
     "register_method",
     "register_problem",
+    "register_step",
     "run_method",
 ]
 
-PROBLEM_MODULES: tuple[str, ...] = (
-    "accelsched.problems.partition",
-    "accelsched.problems.ra_tree",
-    "accelsched.problems.depth_first",
-    "accelsched.problems.multicore",
-    "accelsched.problems.atomic",
-)
-"""Modules defining ``PROBLEM``; each problem issue adds its module here."""
-
-METHOD_MODULES: tuple[str, ...] = (
-    "accelsched.formulations.partition_enumerate",
-    "accelsched.formulations.partition_milp",
-    "accelsched.formulations.partition_cpsat",
-    "accelsched.heuristics.partition_greedy",
-    "accelsched.heuristics.partition_dp",
-    "accelsched.heuristics.partition_sa",
-    "accelsched.heuristics.partition_ga",
-    "accelsched.formulations.ra_tree_enumerate",
-    "accelsched.formulations.ra_tree_dp",
-    "accelsched.heuristics.ra_tree_sa",
-    "accelsched.heuristics.ra_tree_tangram",
-    "accelsched.formulations.depth_first_dp",
-    "accelsched.heuristics.depth_first_rules",
-    "accelsched.heuristics.multicore_manual",
-    "accelsched.heuristics.multicore_ga",
-    "accelsched.formulations.core_allocation",
-    "accelsched.formulations.multicore_enumerate",
-    "accelsched.formulations.atomic_rounds",
-    "accelsched.formulations.atomic_jobshop",
-    "accelsched.heuristics.atomic_dp",
-    "accelsched.heuristics.atomic_ls",
-    "accelsched.heuristics.atomic_cnnp",
-    "accelsched.heuristics.atomic_ilpipe",
-)
-"""Modules defining ``METHODS``; each formulation or heuristic module is added here."""
+PACKAGES: tuple[str, ...] = ("accelsched.problems", "accelsched.formulations", "accelsched.heuristics")
+"""Packages whose modules are searched, in name order, for ``PROBLEM`` (problems first) and ``METHODS``."""
 
 _PROBLEMS: dict[str, ProblemSpec] = {}
 _METHODS: dict[str, dict[str, MethodSpec]] = {}
+_STEPS: dict[tuple[str, str, str], InstanceStep] = {}
 _loaded = False
 
 
@@ -96,16 +72,38 @@ def register_method(method: MethodSpec) -> None:
     table[method.name] = method
 
 
+def register_step(step: InstanceStep) -> None:
+    """Make ``step`` prepare the instances of its problem (which must be registered) when
+    ``step.option=step.value`` is given."""
+    if step.problem not in _PROBLEMS:
+        raise ValueError(f"step {step.option}={step.value}: problem {step.problem!r} is not registered")
+    key = (step.problem, step.option, step.value)
+    existing = _STEPS.get(key)
+    if existing is not None and existing is not step:
+        raise ValueError(f"step {step.option}={step.value} of problem {step.problem!r} is registered twice")
+    _STEPS[key] = step
+
+
+def _modules(package: str) -> list[str]:
+    """Every module below ``package``, in name order."""
+    root = importlib.import_module(package)
+    return sorted(info.name for info in pkgutil.walk_packages(root.__path__, f"{package}."))
+
+
 def _load() -> None:
     global _loaded
     if _loaded:
         return
     _loaded = True
-    for name in PROBLEM_MODULES:
-        register_problem(importlib.import_module(name).PROBLEM)
-    for name in METHOD_MODULES:
-        for method in importlib.import_module(name).METHODS:
+    modules = [importlib.import_module(name) for package in PACKAGES for name in _modules(package)]
+    for module in modules:
+        if isinstance(getattr(module, "PROBLEM", None), ProblemSpec):
+            register_problem(module.PROBLEM)
+    for module in modules:
+        for method in getattr(module, "METHODS", ()):
             register_method(method)
+        for step in getattr(module, "STEPS", ()):
+            register_step(step)
 
 
 def problems() -> dict[str, ProblemSpec]:
@@ -114,10 +112,14 @@ def problems() -> dict[str, ProblemSpec]:
     return dict(_PROBLEMS)
 
 
+_KIND_ORDER = {"exact": 0, "heuristic": 1, "baseline": 2}
+
+
 def methods(problem: str) -> dict[str, MethodSpec]:
-    """Registered methods of ``problem`` by name."""
+    """Registered methods of ``problem`` by name: exact ones first, then heuristics, then baselines."""
     get_problem(problem)
-    return dict(_METHODS[problem])
+    table = _METHODS[problem]
+    return {name: table[name] for name in sorted(table, key=lambda name: _KIND_ORDER[table[name].kind])}
 
 
 def get_problem(name: str) -> ProblemSpec:
@@ -140,6 +142,26 @@ def get_method(problem: str, name: str) -> MethodSpec:
     return table[name]
 
 
+def make_instance(
+    problem: ProblemSpec, workload: Workload, accelerator: Accelerator, options: Mapping[str, str]
+) -> Any:
+    """``problem``'s instance of ``workload`` on ``accelerator`` with ``options``, after the
+    :class:`~accelsched.problems.base.InstanceStep` each ``option=value`` selects has run.
+
+    Raises
+    ------
+    InputError
+        Bad options (from the step or from ``problem.make_instance``).
+    """
+    _load()
+    prepared: Mapping[str, str] = dict(options)
+    for option, value in dict(options).items():
+        step = _STEPS.get((problem.name, option, value))
+        if step is not None:
+            prepared = step.run(workload, accelerator, prepared)
+    return problem.make_instance(workload, accelerator, prepared)
+
+
 def run_method(
     problem: ProblemSpec,
     instance: Any,
@@ -149,9 +171,13 @@ def run_method(
 ) -> Result:
     """Run ``method`` on ``instance`` and return its checked, re-evaluated result.
 
-    The returned result's ``cost`` comes from ``problem.evaluate``; its
+    When no ``warm_start`` is given and the method names a ``default_warm_start``, that
+    method runs first (checked like any other) and its solution is the warm start.
+    ``runtime_s`` of the returned result is the wall-clock time of both, measured here
+    for every method (methods do not time themselves). Its ``cost`` comes from
+    ``problem.evaluate``; its
     ``objective`` must equal ``problem.objective`` of that report within 1e-6
-    relative (otherwise :class:`accelsched.solvers.ObjectiveMismatch` is raised:
+    relative (otherwise :class:`accelsched.problems.result.ObjectiveMismatch` is raised:
     the method or its formulation has a bug). An infeasible solution raises
     :class:`accelsched.errors.InfeasibleSolution`. A method that fails with an
     ``InputError`` propagates it; any status without a solution is returned as is.
@@ -165,12 +191,14 @@ def run_method(
         raise ValueError(f"method {method.name!r} solves {method.problem!r}, not {problem.name!r}")
     options = options or SolveOptions()
     start = time.perf_counter()
+    if warm_start is None and method.default_warm_start:
+        warm_start = run_method(problem, instance, get_method(problem.name, method.default_warm_start)).solution
     result: Result = method.run(instance, options, warm_start)
     elapsed = time.perf_counter() - start
     if result.solution is None:
         if result.status in (Status.OPTIMAL, Status.FEASIBLE):
             raise ValueError(f"method {method.name!r} reported {result.status.name} without a solution")
-        return result
+        return dataclasses.replace(result, runtime_s=elapsed)
     problem.check(instance, result.solution)
     report = problem.evaluate(instance, result.solution)
     value = problem.objective(instance, result.solution, report)
@@ -180,5 +208,5 @@ def run_method(
         result,
         objective=value if result.objective is None else result.objective,
         cost=report,
-        runtime_s=result.runtime_s if result.runtime_s > 0 else elapsed,
+        runtime_s=elapsed,
     )

@@ -11,8 +11,8 @@ import pytest
 
 from accelsched import cli
 from accelsched.cli import main
-from accelsched.formulations import partition_milp
-from accelsched.heuristics import partition_ga
+from accelsched.formulations.partition import milp as partition_milp
+from accelsched.heuristics.partition import ga as partition_ga
 from tests.test_filelock import held_elsewhere
 
 INSTANCE = ("--workload", "random:7:3", "--hardware", "cocco-simba-separate", "--option", "act_kb=64",
@@ -216,7 +216,7 @@ def test_solve_verbose_logs_the_pairs_as_they_go_to_stderr(
 def test_verbose_once_shows_the_info_records_and_twice_the_debug_records_too(
     capsys: pytest.CaptureFixture[str], verbose: int, shown: list[str]
 ) -> None:
-    logger = logging.getLogger("accelsched.formulations.partition_colgen")
+    logger = logging.getLogger("accelsched.formulations.partition.colgen")
     with cli._progress(verbose):
         logger.debug("debug")
         logger.info("info")

@@ -14,13 +14,13 @@ def test_records_of_the_logger_and_those_below_it_are_shown_in_the_format_until_
     level, handlers = package.level, list(package.handlers)
     hide = show_records(stream, "%(name)s| %(message)s")
     try:
-        logging.getLogger("accelsched.formulations.partition_capacity").info("pair %s starts", "128/0")
+        logging.getLogger("accelsched.formulations.partition.capacity").info("pair %s starts", "128/0")
         logging.getLogger("accelsched").debug("not at INFO")
         logging.getLogger("somebody.else").warning("not ours")
     finally:
         hide()
     logging.getLogger("accelsched.formulations").info("after")
-    assert stream.getvalue() == "accelsched.formulations.partition_capacity| pair 128/0 starts\n"
+    assert stream.getvalue() == "accelsched.formulations.partition.capacity| pair 128/0 starts\n"
     assert (package.level, package.handlers) == (level, handlers)
 
 
@@ -42,8 +42,8 @@ def test_debug_records_are_shown_from_the_debug_level_and_the_level_is_restored(
     level = package.level
     hide = show_records(stream, "%(levelname)s %(message)s", level=logging.DEBUG)
     try:
-        logging.getLogger("accelsched.formulations.partition_colgen").debug("exact pricing, round 1")
-        logging.getLogger("accelsched.formulations.partition_capacity").info("pair 128/0 KB starts")
+        logging.getLogger("accelsched.formulations.partition.colgen").debug("exact pricing, round 1")
+        logging.getLogger("accelsched.formulations.partition.capacity").info("pair 128/0 KB starts")
     finally:
         hide()
     assert stream.getvalue().splitlines() == ["DEBUG exact pricing, round 1", "INFO pair 128/0 KB starts"]

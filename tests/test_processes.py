@@ -31,7 +31,7 @@ def test_a_daemonic_process_cannot_spawn(monkeypatch: pytest.MonkeyPatch) -> Non
 BUSY_WORKERS = """
 import sys, time
 from accelsched.bench import runner
-from accelsched.formulations import partition_capacity
+from accelsched.formulations.partition import capacity as partition_capacity
 from accelsched.heuristics import ra_tree_sa
 
 def busy(*args):  # module level: the spawned workers import this script again and run it
@@ -44,10 +44,10 @@ ra_tree_sa._run_plan = busy
 if __name__ == "__main__":
     sys.path.insert(0, sys.argv[1])
     if sys.argv[2] == "capacity-decomposition":
-        from tests.formulations.test_partition_capacity import instance_of
+        from tests.formulations.partition.test_capacity import instance_of
         from accelsched.problems.partition_columns import enumerate_columns
         from accelsched.solvers import SolveOptions
-        from accelsched.formulations.partition_branch import ProofSettings
+        from accelsched.formulations.partition.branch import ProofSettings
         instance = instance_of(1)
         columns = enumerate_columns(instance, 12)
         settings = ProofSettings(12, 100)

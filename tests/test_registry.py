@@ -16,8 +16,9 @@ from accelsched.hardware.spec import Accelerator
 from accelsched.models.random_dag import random_workload
 from accelsched.models.workload import Workload
 from accelsched.problems.base import MethodSpec, ProblemSpec
+from accelsched.problems.result import ObjectiveMismatch, Result
 from accelsched.registry import get_method, get_problem, methods, register_method, register_problem, run_method
-from accelsched.solvers import ObjectiveMismatch, Result, SolveOptions, Status
+from accelsched.solvers import SolveOptions, Status
 
 
 @dataclass(frozen=True)

@@ -43,8 +43,9 @@ from accelsched.entry import run_entry
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
 from accelsched.problems.multicore import PROBLEM, MulticoreInstance, make_instance
+from accelsched.problems.result import Result
 from accelsched.registry import get_method, run_method
-from accelsched.solvers import Result, SolveOptions, Status
+from accelsched.solvers import SolveOptions, Status
 
 __all__ = ["CN_RANGE", "GapInstance", "gap_instances", "main", "render", "run"]
 

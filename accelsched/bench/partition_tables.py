@@ -31,7 +31,7 @@ and last candidate), *grid+GA* (every 8th candidate of each list, a GA limited t
 point) and *random+GA* (as many random candidate points, seeded). Their objective is
 the co-exploration objective ``capacity + alpha * energy`` of the best point.
 RandWire-A and NasNet take hours per pair of candidates to prove
-(:mod:`accelsched.formulations.partition_capacity`): ``--threads N`` has the exact models
+(:mod:`accelsched.formulations.partition.capacity`): ``--threads N`` has the exact models
 solve N pairs at once, and ``--ledger-dir DIR`` keeps what each run proved (every pair's
 bound, the best partition) in a pair ledger per workload and design, which the next run
 with the same directory starts from; ``--designs`` and ``--workloads`` choose the rows, and
@@ -77,17 +77,18 @@ import numpy as np
 from accelsched.entry import run_entry
 from accelsched.errors import InputError
 from accelsched.filelock import exclusive, write_atomic
-from accelsched.formulations import partition_capacity
-from accelsched.formulations.partition_branch import ProofSettings
-from accelsched.formulations.partition_colgen import proof_tolerance
-from accelsched.formulations.partition_ledger import Ledger, check_ledger, ledger_lock, open_ledger, with_ledger
+from accelsched.formulations.partition import capacity as partition_capacity
+from accelsched.formulations.partition.branch import ProofSettings
+from accelsched.formulations.partition.colgen import proof_tolerance
+from accelsched.formulations.partition.ledger import Ledger, check_ledger, ledger_lock, open_ledger, with_ledger
 from accelsched.hardware import load_accelerator
 from accelsched.logs import show_records
 from accelsched.models.registry import load_workload
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution, make_instance
 from accelsched.problems.partition_columns import ColumnSet
+from accelsched.problems.result import Result
 from accelsched.registry import get_method, run_method
-from accelsched.solvers import Result, SolveOptions
+from accelsched.solvers import SolveOptions
 
 FIG11_WORKLOADS = ("vgg16", "resnet50", "googlenet", "randwire_a", "resnet152", "randwire_b", "transformer_base",
                    "gpt2", "nasnet")  # fmt: skip
@@ -294,7 +295,7 @@ def coexplore(
     ``threads``: pairs of candidates the exact models' capacity decomposition solves at once (the
     heuristics keep one thread, so that their rows do not depend on it). ``ledger_dir``: each
     workload and design keeps a pair ledger there (``partition_coexplore_<workload>_<design>.json``,
-    :mod:`accelsched.formulations.partition_ledger`), which both exact models start from and add
+    :mod:`accelsched.formulations.partition.ledger`), which both exact models start from and add
     to, so that a later run goes on with the proof.
     """
     rows: list[Row] = []
@@ -362,7 +363,7 @@ def ledger_report(workloads: Sequence[str], designs: Sequence[str], ledger_dir: 
     Raises
     ------
     InputError
-        A ledger is refused (:class:`~accelsched.formulations.partition_ledger.Ledger`).
+        A ledger is refused (:class:`~accelsched.formulations.partition.ledger.Ledger`).
     """
     lines = []
     for design in designs:
@@ -409,7 +410,7 @@ def _proven_text(decomposition: partition_capacity.CapacityDecomposition) -> str
     tolerance, by which its bound (the least settled floor) may lie below it.
 
     A pair settles when its bound passes its cutoff :math:`c(p)` less the pairs' tolerance: one
-    step of a whole-bytes metric, else :func:`~accelsched.formulations.partition_colgen.proof_tolerance`
+    step of a whole-bytes metric, else :func:`~accelsched.formulations.partition.colgen.proof_tolerance`
     at :math:`c(p)`. Its floor :math:`\kappa(p) + \alpha L(p)` is then at most :math:`\alpha` below
     :math:`U`, or :math:`\alpha \, n \epsilon c(p) \le n \epsilon U` (as :math:`\alpha c(p) \le U`).
     """
@@ -430,7 +431,7 @@ def merge_ledgers(
 
     A proof divided between runs, each from a copy of ``base_dir``'s ledgers (processes or machines
     solving different pairs), is put back together: per workload and design,
-    :meth:`~accelsched.formulations.partition_ledger.Ledger.merge` takes the pairs the other run
+    :meth:`~accelsched.formulations.partition.ledger.Ledger.merge` takes the pairs the other run
     solved beyond the base and its partition when better. The ledgers are written once every merge
     has been accepted (none when one is refused), each never half-written. Without ``base_dir`` (or
     without a base ledger there), every pair of the other ledger counts as solved by its run.

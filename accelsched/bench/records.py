@@ -1,7 +1,7 @@
 """The results file of a sweep: one JSON line per finished cell, appended and flushed.
 
 A line (a *record*) holds the cell's key, the instance, the method's kind, the full
-:class:`accelsched.solvers.Result` (``Result.to_dict()``, which carries the
+:class:`accelsched.problems.result.Result` (``Result.to_dict()``, which carries the
 ``CostReport`` and the solution) and where and when it ran::
 
     {"v": 1, "key": {"problem", "instance", "method", "seed", "time_limit_s"},
@@ -25,7 +25,8 @@ from typing import Any, TextIO
 
 from accelsched.fingerprint import code_fingerprint
 from accelsched.hardware.cost.report import CostReport
-from accelsched.solvers import Result, SolveStats, Status
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveStats, Status
 
 __all__ = [
     "RECORD_VERSION",

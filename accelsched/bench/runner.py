@@ -208,7 +208,8 @@ def _record(cell: Cell, result: Any, n_layers: int | None, error: str | None, wa
 
 def error_record(cell: Cell, message: str, wall_s: float = 0.0, n_layers: int | None = None) -> dict[str, Any]:
     """The record of a cell that raised (or whose worker died): status ERROR with the message."""
-    from accelsched.solvers import Result, Status
+    from accelsched.problems.result import Result
+    from accelsched.solvers import Status
 
     result: Result[Any] = Result.no_solution(Status.ERROR, cell.problem, cell.method, message, runtime_s=wall_s)
     return _record(cell, result, n_layers, message, wall_s)

@@ -41,7 +41,8 @@ from ortools.sat.python import cp_model
 from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule, evaluate, objective
 from accelsched.problems.atomic_placement import buffer_failure, place_and_buffer
 from accelsched.problems.base import MethodSpec
-from accelsched.solvers import Result, SolveOptions, SolveStats, Status, solve_cpsat
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveOptions, SolveStats, Status, solve_cpsat
 
 __all__ = ["ALTERNATIVES", "MAX_ATOMS", "METHODS", "JobShop", "rounds_from_starts", "solve_jobshop"]
 

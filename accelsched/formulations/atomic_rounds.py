@@ -64,7 +64,8 @@ from accelsched.problems.atomic import (
 )
 from accelsched.problems.atomic_placement import buffer_failure, place_and_buffer
 from accelsched.problems.base import MethodSpec
-from accelsched.solvers import Result, SolveOptions, SolveStats, Status, solve_cpsat
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveOptions, SolveStats, Status, solve_cpsat
 
 __all__ = ["MAX_ATOMS", "METHODS", "RoundsCpSat", "compute_latency", "greedy_rounds", "solve_rounds", "window_dag"]
 

@@ -66,7 +66,8 @@ from accelsched.hardware.cost.multicore_schedule import list_schedule
 from accelsched.hardware.spec import Bus
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.multicore import PROBLEM, MulticoreInstance, MulticoreSolution, OffChipAccess, Transfer
-from accelsched.solvers import CpSatSolution, Result, SolveOptions, SolveStats, Status, solve_cpsat, verify_objective
+from accelsched.problems.result import Result, verify_objective
+from accelsched.solvers import CpSatSolution, SolveOptions, SolveStats, Status, solve_cpsat
 
 __all__ = ["METHODS", "SUPPORTED_OBJECTIVES", "CoreAllocationCpSat", "ParetoFront", "ParetoPoint", "pareto_front",
            "solve_core_allocation"]  # fmt: skip

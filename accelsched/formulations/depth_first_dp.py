@@ -39,7 +39,8 @@ from accelsched.problems.depth_first import (
     Stack,
     Strategy,
 )
-from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveOptions, SolveStats, Status
 
 __all__ = ["METHODS", "StrategyGrid", "best_strategy", "geometric_sizes", "solve_stack_dp", "stack_metric"]
 

@@ -52,7 +52,8 @@ from dataclasses import dataclass, field
 from accelsched.hardware.cost.multicore import cn_cost, offchip_cycles, transfer_cycles
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.multicore import PROBLEM, MulticoreInstance, MulticoreSolution, OffChipAccess, Transfer
-from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveOptions, SolveStats, Status
 
 __all__ = ["DEFAULT_MAX_ACTIVITIES", "DEFAULT_MAX_ALLOCATIONS", "METHODS", "Project", "build_project",
            "schedule_allocation", "solve_enumerate"]  # fmt: skip

@@ -61,7 +61,8 @@ from accelsched.problems.ra_tree import (
     RATreeInstance,
     tile_buffer_bytes,
 )
-from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveOptions, SolveStats, Status
 
 __all__ = ["METHODS", "SegmentDP", "solve_segment_dp"]
 

@@ -43,7 +43,8 @@ from accelsched.problems.ra_tree import (
     min_tiles,
     tile_buffer_bytes,
 )
-from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveOptions, SolveStats, Status
 
 __all__ = ["DEFAULT_MAX_LAYERS", "METHODS", "all_trees", "solve_enumerate", "trees_in_order"]
 

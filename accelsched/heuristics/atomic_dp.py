@@ -73,7 +73,8 @@ from accelsched.heuristics.atomic_search import search_schedules
 from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule
 from accelsched.problems.atomic_placement import place_and_buffer
 from accelsched.problems.base import MethodSpec
-from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveOptions, SolveStats, Status
 
 __all__ = ["METHODS", "RULES", "DPParams", "DPStats", "dp_rounds", "solve_dp"]
 

@@ -43,7 +43,8 @@ from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSc
 from accelsched.problems.atomic_atoms import split_size
 from accelsched.problems.atomic_placement import evict, serpentine
 from accelsched.problems.base import MethodSpec
-from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveOptions, SolveStats, Status
 
 __all__ = ["MAX_SEGMENT", "METHODS", "IlPipePlan", "ilpipe_plan", "ilpipe_schedule", "solve_ilpipe"]
 

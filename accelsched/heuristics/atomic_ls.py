@@ -26,7 +26,8 @@ from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule, e
 from accelsched.problems.atomic_atoms import split_size
 from accelsched.problems.atomic_placement import buffer_failure, evict
 from accelsched.problems.base import MethodSpec
-from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveOptions, SolveStats, Status
 
 __all__ = ["METHODS", "ls_schedule", "solve_ls"]
 

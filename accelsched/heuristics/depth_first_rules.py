@@ -28,7 +28,8 @@ from accelsched.problems.depth_first import (
     Stack,
     Strategy,
 )
-from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveOptions, SolveStats, Status
 
 __all__ = ["FIXED_STRATEGY", "METHODS", "auto_stacks", "clip", "layer_by_layer", "single_layer", "uniform_solution"]
 

@@ -45,7 +45,8 @@ from accelsched.heuristics.nsga2 import GenerationRecord, NSGA2Operators, NSGA2P
 from accelsched.heuristics.stopping import AnyOf, MaxRuntime, NoImprovement, StoppingCriterion
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.multicore import PROBLEM, MulticoreInstance, MulticoreSolution
-from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveOptions, SolveStats, Status
 
 __all__ = [
     "CROSSOVERS",

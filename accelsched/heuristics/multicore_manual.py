@@ -24,7 +24,8 @@ from accelsched.hardware.cost.layer_cost import layer_cost
 from accelsched.hardware.cost.multicore_schedule import list_schedule
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.multicore import PROBLEM, MulticoreInstance
-from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveOptions, SolveStats, Status
 
 __all__ = ["METHODS", "manual_allocation"]
 

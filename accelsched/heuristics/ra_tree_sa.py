@@ -109,8 +109,9 @@ from accelsched.problems.ra_tree import (
     check_structure,
     sequential_tree,
 )
+from accelsched.problems.result import Result
 from accelsched.processes import can_spawn, exit_with_parent
-from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+from accelsched.solvers import SolveOptions, SolveStats, Status
 
 __all__ = ["MAX_DRAWS", "METHODS", "SA_OPERATORS", "RATreeSAParams", "in_subspace", "solve_sa"]
 

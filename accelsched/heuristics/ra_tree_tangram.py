@@ -32,7 +32,8 @@ from accelsched.problems.ra_tree import (
     RATreeInstance,
     buffer_overflow,
 )
-from accelsched.solvers import Result, SolveOptions, SolveStats, Status
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveOptions, SolveStats, Status
 
 __all__ = ["METHODS", "solve_tangram"]
 

@@ -10,7 +10,7 @@ from accelsched.hardware.cost.report import CostReport
 from accelsched.hardware.spec import Accelerator
 from accelsched.models.workload import Workload
 
-__all__ = ["MethodSpec", "ProblemSpec"]
+__all__ = ["InstanceStep", "MethodSpec", "ProblemSpec"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,10 @@ class MethodSpec:
         the problem or None.
     description
         One line.
+    default_warm_start
+        Name of a method of the same problem whose (checked) solution the registry hands
+        ``run`` as its warm start when the caller gives none; empty for none. This is how
+        a heuristic's solution reaches an exact model without the two importing each other.
     """
 
     name: str
@@ -84,7 +88,40 @@ class MethodSpec:
     kind: str
     run: Callable[[Any, Any, Any], Any]
     description: str = ""
+    default_warm_start: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in ("exact", "heuristic", "baseline"):
             raise ValueError(f"method {self.name!r}: kind must be exact, heuristic or baseline, got {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class InstanceStep:
+    """A choice that needs a solver, made before a problem's instance is built.
+
+    An instance is fixed before any method runs; a choice such as atom sizes of least
+    variance needs an exact model or a heuristic, which live above the problems. Such a
+    module exposes ``STEPS: tuple[InstanceStep, ...]``; the registry applies the step whose
+    ``option=value`` the user gave (``--option atoms=exact``) and hands ``make_instance``
+    the options the step returns, in which the choice is explicit.
+
+    Attributes
+    ----------
+    problem
+        Name of the problem whose instances the step prepares.
+    option
+        The option that selects the step (``"atoms"``).
+    value
+        The option's value that selects it (``"exact"``).
+    run
+        ``run(workload, accelerator, options) -> options``: the options with the choice
+        made explicit, in a form ``make_instance`` reads without a solver.
+    description
+        One line.
+    """
+
+    problem: str
+    option: str
+    value: str
+    run: Callable[[Workload, Accelerator, Mapping[str, str]], Mapping[str, str]]
+    description: str = ""

@@ -47,7 +47,7 @@ layers, then the sets one growth step away, ...) and kept when they fit the larg
 capacities in some mode. The ``budget`` bounds the number of sets evaluated (so the
 number of columns, and the time); when it is reached with sets left, the search
 stops and the set is marked incomplete; the exact models then generate the columns
-they need (:mod:`accelsched.formulations.partition_colgen`), and say so when they
+they need (:mod:`accelsched.formulations.partition.colgen`), and say so when they
 cannot prove optimality. Breadth first, an incomplete set still holds every single
 layer and the smallest fused subgraphs.
 """
@@ -140,7 +140,7 @@ class ColumnSet:
         Why the search stopped early (empty when complete).
     bound
         A lower bound of the objective of every partition, when column generation proved
-        one (:mod:`accelsched.formulations.partition_colgen`), else None.
+        one (:mod:`accelsched.formulations.partition.colgen`), else None.
     listed_below
         Every column of fewer layers than this is in ``columns`` (a stopped search: the
         smallest set still waiting to be evaluated; ``n_layers + 1`` when the list is

@@ -1,4 +1,4 @@
-"""Solver layer: the backend-neutral Result and Status, options, a small linear modelling
+"""Solver layer: the backend-neutral Status and SolveStats, options, a small linear modelling
 layer solved by highspy / PuLP (CBC, HiGHS) / Pyomo (``appsi_highs``), and a CP-SAT adapter.
 
 Importing this package loads NumPy only; each backend is imported when it is first used
@@ -25,7 +25,7 @@ from accelsched.solvers.linear import (
     solve,
 )
 from accelsched.solvers.options import SolveOptions
-from accelsched.solvers.result import ObjectiveMismatch, Result, SolveStats, relative_gap, verify_objective
+from accelsched.solvers.stats import GAP_TINY, SolveStats, relative_gap
 from accelsched.solvers.status import Outcome, Status, map_status, pulp_status
 
 if TYPE_CHECKING:
@@ -33,15 +33,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BACKENDS",
+    "GAP_TINY",
     "Constraint",
     "CpSatSolution",
     "LinExpr",
     "LinearModel",
     "LinearSolution",
     "MatrixForm",
-    "ObjectiveMismatch",
     "Outcome",
-    "Result",
     "SolveOptions",
     "SolveStats",
     "Status",
@@ -57,7 +56,6 @@ __all__ = [
     "relative_gap",
     "solve",
     "solve_cpsat",
-    "verify_objective",
 ]
 
 _LAZY = {"CpSatSolution", "TraceCallback", "solve_cpsat"}

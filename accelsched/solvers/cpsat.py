@@ -20,7 +20,7 @@ from typing import Any, Literal
 from ortools.sat.python import cp_model
 
 from accelsched.solvers.options import SolveOptions
-from accelsched.solvers.result import SolveStats, relative_gap
+from accelsched.solvers.stats import SolveStats, relative_gap
 from accelsched.solvers.status import CPSAT_STATUS, Status, map_status
 
 __all__ = ["CpSatSolution", "TraceCallback", "solve_cpsat"]
@@ -129,7 +129,7 @@ class CpSatSolution:
 
     @property
     def stats(self) -> SolveStats:
-        """The statistics in the form a :class:`~accelsched.solvers.result.Result` carries (nodes = branches)."""
+        """The statistics in the form a :class:`~accelsched.problems.result.Result` carries (nodes = branches)."""
         return SolveStats(nodes=self.branches, trace=self.trace, native_status=self.native_status)
 
 

@@ -44,7 +44,7 @@ from accelsched.solvers.expressions import (
     quicksum,
 )
 from accelsched.solvers.options import SolveOptions
-from accelsched.solvers.result import SolveStats, relative_gap
+from accelsched.solvers.stats import SolveStats, relative_gap
 from accelsched.solvers.status import Status
 
 __all__ = [
@@ -497,7 +497,7 @@ class LinearSolution:
 
     @property
     def stats(self) -> SolveStats:
-        """The statistics in the form a :class:`~accelsched.solvers.result.Result` carries."""
+        """The statistics in the form a :class:`~accelsched.problems.result.Result` carries."""
         return SolveStats(iterations=self.iterations, nodes=self.nodes, native_status=self.native_status)
 
 

@@ -14,8 +14,8 @@ import pytest
 
 from accelsched.bench import partition_tables
 from accelsched.errors import InputError
-from accelsched.formulations import partition_milp
-from accelsched.formulations.partition_ledger import Ledger, open_ledger
+from accelsched.formulations.partition import milp as partition_milp
+from accelsched.formulations.partition.ledger import Ledger, open_ledger
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
 from accelsched.problems.partition import evaluate, make_instance, objective
@@ -196,7 +196,7 @@ def test_an_exact_row_keeps_its_pair_ledger_for_the_next_run(tmp_path: Path, mon
     """The exact rows pass their ledger to the method: it writes the decomposition's incumbent (and
     pairs, none here: the least capacity holds this small workload), and a second run starts from it.
     The MILP's table is decomposed here whatever its size; the pairs' part, and CP-SAT's (which
-    decomposes incomplete tables only), are tested in test_partition_ledger."""
+    decomposes incomplete tables only), are tested in test_ledger."""
     monkeypatch.setattr(partition_milp, "DECOMPOSE_COLUMNS", 0)
     method = "milp-highs"
     instance = make_instance(load_workload("random:6:2"), load_accelerator("cocco-simba-shared"), COCCO_ENERGY)

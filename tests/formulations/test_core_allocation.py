@@ -16,8 +16,9 @@ from accelsched.heuristics.multicore_ga import MulticoreGAParams, ga_method
 from accelsched.heuristics.multicore_manual import manual_allocation
 from accelsched.heuristics.nsga2 import NSGA2Params
 from accelsched.problems.multicore import PROBLEM, MulticoreInstance, MulticoreSolution
+from accelsched.problems.result import Result
 from accelsched.registry import get_method, run_method
-from accelsched.solvers import Result, SolveOptions, Status
+from accelsched.solvers import SolveOptions, Status
 from accelsched.solvers.cpsat import solve_cpsat
 from tests.formulations.multicore_helpers import tiny
 

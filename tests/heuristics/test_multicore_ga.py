@@ -30,8 +30,9 @@ from accelsched.models.builder import NetBuilder
 from accelsched.models.layer import OpKind
 from accelsched.models.random_dag import random_workload
 from accelsched.problems.multicore import OBJECTIVES, PROBLEM, MulticoreInstance, MulticoreSolution, Priority
+from accelsched.problems.result import Result
 from accelsched.registry import run_method
-from accelsched.solvers import Result, SolveOptions, Status
+from accelsched.solvers import SolveOptions, Status
 from tests.hardware.cost.helpers import multicore
 
 SMALL = MulticoreGAParams(NSGA2Params(population_size=8, generations=6))

@@ -1,0 +1,102 @@
+"""What every partition heuristic does around its search: the infeasible answer, the
+warm start, the time limit and the :class:`Result`."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from accelsched.heuristics.partition.space import Genome, PartitionSpace
+from accelsched.heuristics.stopping import AnyOf, MaxRuntime, StoppingCriterion
+from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
+from accelsched.problems.result import Result
+from accelsched.solvers import SolveOptions, SolveStats, Status
+
+__all__ = ["Search", "SearchOutcome", "deadline_passed", "run_search", "time_limit", "with_time_limit"]
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """What a search returns to :func:`run_search`.
+
+    Attributes
+    ----------
+    best
+        The best genome found (valid).
+    iterations
+        Iterations of the method (moves, generations, merges, segments).
+    trace
+        ``(time_s, objective)`` of every improving solution, in time order.
+    native_status
+        A short note on how the search ended.
+    """
+
+    best: Genome
+    iterations: int
+    trace: tuple[tuple[float, float], ...]
+    native_status: str = ""
+
+
+Search = Callable[[PartitionSpace, SolveOptions, Genome | None, float], SearchOutcome]
+"""``search(space, options, warm_genome, start_time) -> SearchOutcome``."""
+
+
+def time_limit(options: SolveOptions, start: float) -> MaxRuntime | None:
+    """``options.time_limit_s`` counted from ``start`` as a criterion, or None without a limit."""
+    return None if options.time_limit_s is None else MaxRuntime(options.time_limit_s, start=start)
+
+
+def with_time_limit(options: SolveOptions, criterion: StoppingCriterion, start: float) -> StoppingCriterion:
+    """``criterion``, or the first of it and ``options.time_limit_s`` counted from ``start``."""
+    limit = time_limit(options, start)
+    return criterion if limit is None else AnyOf(criterion, limit)
+
+
+def deadline_passed(options: SolveOptions, start: float) -> bool:
+    """Whether ``options.time_limit_s`` has passed since ``start``."""
+    return options.time_limit_s is not None and time.perf_counter() - start >= options.time_limit_s
+
+
+def run_search(
+    method: str,
+    search: Search,
+    instance: PartitionInstance,
+    options: SolveOptions | None,
+    warm_start: PartitionSolution | None,
+) -> Result[PartitionSolution]:
+    """Run ``search`` on ``instance`` and package its best genome as a FEASIBLE result.
+
+    An infeasible instance gives INFEASIBLE with the reason in ``stats.native_status``.
+    The objective is the problem's objective of the best genome, from the cached
+    subgraph costs of the shared cost model.
+    """
+    options = options or SolveOptions()
+    start = time.perf_counter()
+    reason = instance.infeasibility
+    if reason is not None:
+        return Result(
+            Status.INFEASIBLE,
+            PROBLEM.name,
+            method,
+            runtime_s=time.perf_counter() - start,
+            seed=options.seed,
+            stats=SolveStats(iterations=0, native_status=reason),
+        )
+    space = PartitionSpace(instance)
+    warm = None if warm_start is None else space.from_solution(warm_start)
+    outcome = search(space, options, warm, start)
+    value = space.fitness(outcome.best)
+    if not math.isfinite(value):
+        raise AssertionError(f"{method}: the best genome does not fit its capacities")
+    return Result(
+        Status.FEASIBLE,
+        PROBLEM.name,
+        method,
+        solution=space.to_solution(outcome.best),
+        objective=value,
+        runtime_s=time.perf_counter() - start,
+        seed=options.seed,
+        stats=SolveStats(iterations=outcome.iterations, trace=outcome.trace, native_status=outcome.native_status),
+    )
