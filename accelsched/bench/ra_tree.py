@@ -42,8 +42,8 @@ one, the method's 4 and 4 by default; ``--six``: SET's six operators without fli
 instance seed; the share of instances where SA reaches the optimum (1e-9 relative),
 its mean and largest gap. With ``--sa-repeats R`` the SA runs R times per instance
 (repeat r with seed ``instance + r * 100000``) and the rate of every repeat is
-reported too: one repeat's rate over 50 instances varies by several points with the
-seeds alone. Every result passed ``check`` and the shared evaluator
+reported too: one repeat's rate depends on the SA's seeds as well as on the
+instances. Every result passed ``check`` and the shared evaluator
 (:func:`accelsched.registry.run_method`).
 """
 
@@ -63,7 +63,6 @@ import numpy as np
 from accelsched.entry import run_entry
 from accelsched.errors import InfeasibleSolution
 from accelsched.hardware import load_accelerator
-from accelsched.hardware.cost.ra_tree import evaluate, timeline
 from accelsched.heuristics.ra_tree_moves import OPERATORS, neighbour
 from accelsched.heuristics.ra_tree_sa import SA_OPERATORS, RATreeSAParams, solve_sa
 from accelsched.models.random_dag import random_workload
@@ -74,9 +73,11 @@ from accelsched.problems.ra_tree import (
     RATree,
     RATreeInstance,
     check_structure,
+    evaluate_tree,
     make_instance,
     parse_tree,
     sequential_tree,
+    st_graph,
 )
 from accelsched.registry import get_method, run_method
 from accelsched.solvers import SolveOptions
@@ -100,12 +101,12 @@ def measure_evals(workload: str, hardware: str, batch: int, trees: int, repeats:
         pool.append(moved)
         current = moved
     for tree in pool:  # warm the per-layer cache
-        evaluate(instance, tree)
+        evaluate_tree(instance, tree)
     passes = []
     for _ in range(repeats):
         start = time.perf_counter()
         for tree in pool:
-            evaluate(instance, tree)
+            evaluate_tree(instance, tree)
         passes.append((time.perf_counter() - start) / len(pool) * 1e3)
     return {"workload": workload, "hardware": hardware, "batch": batch, "trees": len(pool),
             "median_ms_per_tree": statistics.median(passes), "passes_ms": passes}  # fmt: skip
@@ -166,33 +167,6 @@ def measure_rate(
             "mean_gap": statistics.fmean(first), "max_gap": max(first),
             "repeat_optimum_rates": rates, "mean_optimum_rate": statistics.fmean(rates),
             "repeat_mean_gaps": [statistics.fmean(column) for column in per_repeat], "rows": rows}  # fmt: skip
-
-
-def st_graph(instance: RATreeInstance, tree: RATree, path: str) -> None:
-    """Draw the S-T graph of ``tree`` to a PNG file (matplotlib, imported here)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    cost = evaluate(instance, tree)
-    boxes = timeline(cost, tree)
-    names = list(dict.fromkeys(box.layer for box in boxes))
-    colours = plt.get_cmap("tab20")
-    fig, ax = plt.subplots(figsize=(12, 4))
-    for box in boxes:
-        colour = colours(names.index(box.layer) % 20)
-        ax.add_patch(plt.Rectangle((box.start_cycles / 1e3, box.first_tile), box.duration_cycles / 1e3, box.n_tiles,
-                                   facecolor=colour, edgecolor="black", linewidth=0.3))  # fmt: skip
-    ax.set_xlim(0, max(b.start_cycles + b.duration_cycles for b in boxes) / 1e3)
-    ax.set_ylim(0, instance.n_tiles)
-    ax.set_xlabel("time (k cycles)")
-    ax.set_ylabel("tile (serpentine position)")
-    ax.set_title(f"{instance.workload.name}, batch {instance.batch}, {instance.accelerator.name}: "
-                 f"{len(tree.root.children)} segments")  # fmt: skip
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 COMPARED = ("dp-ls", "dp-lp", "sa-ls", "sa-lp", "sa")

@@ -16,7 +16,7 @@ Dynamic program
 ---------------
 Segments are independent: every tensor entering or leaving one goes through DRAM and
 each has all of the tiles, so a tree's energy and latency are the sums of its
-segments' (:func:`accelsched.hardware.cost.ra_tree.segment_cost`). The objective
+segments' (:func:`accelsched.problems.ra_tree.cost.segment_cost`). The objective
 :math:`E^a D^b` is not a sum, but it increases with both :math:`E` and :math:`D`, so
 an optimal tree is Pareto-optimal in :math:`(E, D)`. The program keeps, for every
 prefix :math:`\ell_1..\ell_j`, the Pareto set of :math:`(E, D)` over the segmentations
@@ -34,11 +34,11 @@ tiles, a tile buffer that overflows) is left out; a T-Cut that overflows a buffe
 stops growing (its per-tile weights only grow with more layers).
 
 The LS program prices its T-Cut segments incrementally
-(:class:`~accelsched.hardware.cost.ra_tree.TCutSegments`, a constant number of layer
-shares per segment, the same costs): PNASNet's 381 layers take seconds where full
-evaluations of every segment took more than 5 minutes. S-Cut segments are priced by
-full evaluations (an S-Cut's tile allocation depends on all of its children), so the
-LP program still runs out of time on PNASNet at batch 8 or on the 12x12 mesh.
+(:class:`~accelsched.problems.ra_tree.cost.TCutSegments`, a constant number of layer
+shares per segment, the same costs), so a segment costs O(1) instead of a full
+evaluation. S-Cut segments are priced by full evaluations (an S-Cut's tile allocation
+depends on all of its children): the LP program fully evaluates, for every start layer
+and sub-batch number, every segment of up to as many layers as there are tiles.
 """
 
 from __future__ import annotations
@@ -49,18 +49,17 @@ from dataclasses import dataclass
 from functools import partial
 
 from accelsched.errors import InfeasibleSolution
-from accelsched.hardware.cost.ra_tree import SegmentCost, TCutSegments, segment_cost
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.ra_tree import (
     PROBLEM,
-    Cut,
-    CutKind,
-    Leaf,
-    RANode,
-    RATree,
     RATreeInstance,
-    tile_buffer_bytes,
+    SegmentCost,
+    TCutSegments,
+    buffer_overflow,
+    segment_cost,
+    tree_objective,
 )
+from accelsched.problems.ra_tree.tree import Cut, CutKind, Leaf, RANode, RATree
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, SolveStats, Status
 
@@ -98,7 +97,6 @@ class SegmentDP:
         self.kind = kind
         self.deadline = deadline
         self.order = instance.workload.names
-        self.capacity = tile_buffer_bytes(instance.accelerator)
         self.evaluated = 0
         self.stopped = ""
         self._t_segments: dict[int, TCutSegments] = {}
@@ -127,8 +125,8 @@ class SegmentDP:
     def _grow(self, start: int, subbatches: int) -> Callable[[int], SegmentCost | None]:
         """The priced segments ``start .. end - 1`` of one sub-batch number, asked for by increasing ``end``.
 
-        T-Cuts are priced incrementally (:class:`~accelsched.hardware.cost.ra_tree.TCutSegments`),
-        S-Cuts by :func:`~accelsched.hardware.cost.ra_tree.segment_cost` (their tile
+        T-Cuts are priced incrementally (:class:`~accelsched.problems.ra_tree.cost.TCutSegments`),
+        S-Cuts by :func:`~accelsched.problems.ra_tree.cost.segment_cost` (their tile
         allocation depends on every child).
         """
         if self.kind is CutKind.S:
@@ -141,7 +139,7 @@ class SegmentDP:
             reached, cost = next(priced)
             assert reached == end
             self.evaluated += 1
-            return None if max(cost.tile_buffer_bytes.values()) > self.capacity else cost
+            return None if buffer_overflow(self.instance, [cost]) else cost
 
         return next_cost
 
@@ -149,9 +147,7 @@ class SegmentDP:
         """The segment's cost, or None when a tile buffer overflows."""
         self.evaluated += 1
         cost = segment_cost(self.instance, segment)
-        if max(cost.tile_buffer_bytes.values()) > self.capacity:
-            return None
-        return cost
+        return None if buffer_overflow(self.instance, [cost]) else cost
 
     def node(self, start: int, end: int, subbatches: int) -> RANode:
         """The segment over layers ``start .. end - 1`` (a leaf when ``subbatches`` is 0)."""
@@ -218,29 +214,24 @@ def solve_segment_dp(
         bound on the whole problem), or TIME_LIMIT_NO_SOLUTION / INFEASIBLE with the
         reason.
     """
-    start = time.perf_counter()
     limit = options.time_limit_s
-    dp = SegmentDP(instance, kind, None if limit is None else start + limit)
+    dp = SegmentDP(instance, kind, None if limit is None else time.perf_counter() + limit)
     tree = dp.run()
     name = "dp-ls" if kind is CutKind.T else "dp-lp"
     subspace = "LS" if kind is CutKind.T else "LP"
     if tree is None:
         status = Status.TIME_LIMIT_NO_SOLUTION if dp.stopped.startswith("time") else Status.INFEASIBLE
-        return Result.no_solution(
-            status, PROBLEM.name, name, dp.stopped, runtime_s=time.perf_counter() - start, iterations=dp.evaluated
-        )
+        return Result.no_solution(status, PROBLEM.name, name, dp.stopped, iterations=dp.evaluated)
     try:
         PROBLEM.check(instance, tree)
     except InfeasibleSolution as exc:  # pragma: no cover - segments were checked one by one
         raise AssertionError(f"{name} built an invalid tree: {exc}") from exc
-    report = PROBLEM.evaluate(instance, tree)
     return Result(
         Status.FEASIBLE,
         PROBLEM.name,
         name,
         solution=tree,
-        objective=PROBLEM.objective(instance, tree, report),
-        runtime_s=time.perf_counter() - start,
+        objective=tree_objective(instance, tree),
         stats=SolveStats(
             iterations=dp.evaluated,
             native_status=f"optimal in the {subspace} subspace ({dp.evaluated} segments evaluated)",

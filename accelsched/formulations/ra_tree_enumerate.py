@@ -26,30 +26,37 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from functools import cache
 
 import networkx as nx
 
-from accelsched.hardware.cost.ra_tree import evaluate
 from accelsched.problems.base import MethodSpec
-from accelsched.problems.ra_tree import (
-    PROBLEM,
-    Cut,
-    CutKind,
-    Leaf,
-    RANode,
-    RATree,
-    RATreeInstance,
-    min_tiles,
-    tile_buffer_bytes,
-)
+from accelsched.problems.ra_tree import PROBLEM, RATreeInstance, buffer_overflow, evaluate_tree
+from accelsched.problems.ra_tree.tree import Cut, CutKind, Leaf, RANode, RATree, min_tiles
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, SolveStats, Status
 
-__all__ = ["DEFAULT_MAX_LAYERS", "METHODS", "all_trees", "solve_enumerate", "trees_in_order"]
+__all__ = ["METHODS", "RATreeEnumerateParams", "all_trees", "solve_enumerate", "trees_in_order"]
 
-DEFAULT_MAX_LAYERS = 6
-"""Largest network the method enumerates (the space grows about tenfold per layer)."""
+
+@dataclass(frozen=True)
+class RATreeEnumerateParams:
+    """Parameters of the enumeration, validated at construction.
+
+    Parameters
+    ----------
+    max_layers
+        Largest network enumerated, >= 1 (the space grows about tenfold per layer); a
+        larger one is TIME_LIMIT_NO_SOLUTION without an evaluation.
+    """
+
+    max_layers: int = 6
+
+    def __post_init__(self) -> None:
+        value = self.max_layers
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"RATreeEnumerateParams: field max_layers must be an integer >= 1, got {value!r}")
 
 
 def trees_in_order(leaves: Sequence[str], batch: int) -> Iterator[RATree]:
@@ -104,10 +111,9 @@ def solve_enumerate(
     instance: RATreeInstance,
     options: SolveOptions,
     warm_start: RATree | None = None,
-    *,
-    max_layers: int = DEFAULT_MAX_LAYERS,
+    params: RATreeEnumerateParams | None = None,
 ) -> Result[RATree]:
-    """The optimum by evaluating every valid tree (networks of at most ``max_layers`` layers).
+    """The optimum by evaluating every valid tree (networks of at most ``params.max_layers`` layers).
 
     Returns
     -------
@@ -117,26 +123,28 @@ def solve_enumerate(
     """
     start = time.perf_counter()
     n = len(instance.workload)
+    max_layers = (params or RATreeEnumerateParams()).max_layers
     if n > max_layers:
-        return _none(Status.TIME_LIMIT_NO_SOLUTION, f"too large for exhaustive enumeration ({n} layers > {max_layers})",
-                     start, 0)  # fmt: skip
+        reason = f"too large for exhaustive enumeration ({n} layers > {max_layers})"
+        return Result.no_solution(Status.TIME_LIMIT_NO_SOLUTION, PROBLEM.name, "enumerate", reason, iterations=0)
     deadline = None if options.time_limit_s is None else start + options.time_limit_s
-    capacity = tile_buffer_bytes(instance.accelerator)
     best: tuple[float, RATree] | None = None
     seen = 0
     for seen, tree in enumerate(all_trees(instance), start=1):
         if deadline is not None and seen % 64 == 0 and time.perf_counter() > deadline:
-            return _none(Status.TIME_LIMIT_NO_SOLUTION, f"time limit reached after {seen} trees", start, seen)
+            reason = f"time limit reached after {seen} trees"
+            return Result.no_solution(Status.TIME_LIMIT_NO_SOLUTION, PROBLEM.name, "enumerate", reason, iterations=seen)
         if min_tiles(tree.root) > instance.n_tiles:
             continue
-        cost = evaluate(instance, tree)
-        if any(need > capacity for s in cost.segments for need in s.tile_buffer_bytes.values()):
+        cost = evaluate_tree(instance, tree)
+        if buffer_overflow(instance, cost.segments):
             continue
         value = PROBLEM.objective(instance, tree, cost.report)
         if best is None or value < best[0]:
             best = (value, tree)
     if best is None:
-        return _none(Status.INFEASIBLE, f"none of the {seen} trees fits the tiles", start, seen)
+        reason = f"none of the {seen} trees fits the tiles"
+        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "enumerate", reason, iterations=seen)
     value, tree = best
     return Result(
         Status.OPTIMAL,
@@ -145,14 +153,7 @@ def solve_enumerate(
         solution=tree,
         objective=value,
         bound=value,
-        runtime_s=time.perf_counter() - start,
         stats=SolveStats(iterations=seen, native_status=f"optimal over {seen} trees"),
-    )
-
-
-def _none(status: Status, reason: str, start: float, seen: int) -> Result[RATree]:
-    return Result.no_solution(
-        status, PROBLEM.name, "enumerate", reason, runtime_s=time.perf_counter() - start, iterations=seen
     )
 
 
@@ -162,7 +163,8 @@ METHODS: tuple[MethodSpec, ...] = (
         PROBLEM.name,
         "exact",
         solve_enumerate,
-        f"every RA tree (orders x shapes x cut types x sub-batches) of networks up to {DEFAULT_MAX_LAYERS} layers",
+        f"every RA tree (orders x shapes x cut types x sub-batches) of networks up to "
+        f"{RATreeEnumerateParams().max_layers} layers",
     ),
 )
 """The enumeration method: ``enumerate``."""

@@ -36,11 +36,7 @@ passes to its child cuts. So dividing undoes multiplying:
 ``T 2/1 [S 2/2 [a 1, b 1]]`` multiplied at the root is ``T 2/2 [S 1/1 [a 1, b 1]]``,
 and divided back it is the same tree again (multiplying is not one-to-one:
 ``T 2/1 [S 2/1 [a 2, b 2]]`` also becomes ``T 2/2 [S 1/1 [a 1, b 1]]``, and dividing
-returns the pipelined tree). The rule before kept a cut's sub-batch *number*: the
-divided tree above was ``T 2/1 [S 2/1 [a 2, b 2]]``, the pipelining lost, and with a
-batch of 4 or more multiplying changed the sub-batch size of the cut below
-(``T 4/1 [S 4/2 [a 2, b 2]]`` became ``T 4/2 [S 2/2 [a 1, b 1]]``, SET's batch up
-gives ``T 4/2 [S 2/1 [a 2, b 2]]``). A move that cannot apply returns None.
+returns the pipelined tree). A move that cannot apply returns None.
 """
 
 from __future__ import annotations

@@ -11,16 +11,13 @@ and the best tree is returned: four at SET's ``T0``, as in SET's reference
 implementation, and four *hot* chains at ``T0 = 2`` (a deviation, below). The chains run
 in ``SolveOptions.threads`` processes, each process over its own cache of evaluated
 trees; without a time limit the result does not depend on the number of processes.
+Every number here is a field of :class:`RATreeSAParams`.
 
 An iteration is a proposed neighbour: an operator that cannot apply to the current
 tree (no two independent adjacent leaves to swap, no cut to delete, ...) is drawn
 again, as in SET's reference implementation, instead of spending an iteration on
-nothing (on a chain network a quarter to two fifths of the draws did). Operators are
-drawn with weights: ``group``, the only one that builds new cuts, three times as often
-as each of the others (measured on 100 random 5-layer instances, it raised the share
-of single chains reaching the enumeration optimum from 0.59 to 0.64; on the 50
-instances of seeds 1000-1049, not used for that choice, 0.62 against 0.60 for
-uniform draws, within the noise).
+nothing. Operators are drawn with weights: ``group``, the only one that builds new
+cuts, three times as often as each of the others.
 
 Deviation from the paper: ``sa`` draws ``flip`` besides SET's six operators (a cut
 below the root turns from S to T or back; ``sa-ls`` and ``sa-lp`` do not draw it,
@@ -29,46 +26,19 @@ follows from its parent's (S below T and T below S, but for the root's children)
 deleting or grouping retypes the cuts they move; here, as in the problem's space
 (:mod:`accelsched.formulations.ra_tree_enumerate` counts S and T labels freely), kinds
 are free labels, and SET's six can change one only by deleting the cut and grouping
-its children again, through a tree that is often much worse (``T 2/2 [a, b]`` to
-``S 2/2 [a, b]`` inside a segment passes through ``[a, b, ...]`` ungrouped, 49 % worse
-on the 5-layer instance of seed 32). Measured against enumeration on random 5-layer
-instances (batch 2, E^2 D), single chains, 20 seeds per instance: the share reaching
-the optimum rises from 0.61 to 0.70 on seeds 1000-1049 and from 0.63 to 0.76 on seeds
-0-49 (``python -m accelsched.bench.ra_tree rate``, with and without ``--six``, gives
-the method's rate).
+its children again, through a tree that can be much worse (``T 2/2 [a, b]`` to
+``S 2/2 [a, b]`` inside a segment passes through ``[a, b, ...]`` ungrouped).
+``python -m accelsched.bench.ra_tree rate``, with and without ``--six``, measures the
+share of random instances on which the method reaches the enumeration optimum.
 
-What limits the rate on such small instances (measured on the instances of seeds 0-49
-and 1000-1049 that chains miss): the enumeration optimum is always a tree the SA
-accepts (balanced, fitting the buffers), the operators never leave the enumeration's
-space, and they reach every tree it accepts from the layer-sequential tree through
-accepted trees (``tests/heuristics/test_ra_tree_moves.py``), the optimum in 3 to 6
-moves. A miss is a chain caught in one of the 75 to 480 local minima of SET's six
-operators (30 to 180 with ``flip``); from the worst of them every path to the optimum
-climbs 23 % to 160 % above it (5 % to 53 % with ``flip``). SET's temperature is low
-for such climbs on small networks: one move changes the E^2 D cost of a 5-layer
-network by about 10 % (median ``|dC/C|``) and that of ResNet-50 or GoogLeNet by 0.4 %,
-so ``T0 = 0.07`` accepts a median worse move at the first iteration with probability
-0.24 on the former and 0.94 on the latter. Neither the budget nor the temperature
-alone explains the misses, though: on seeds 1000-1049 ten times the iterations raise
-the single-chain share from 0.70 to 0.78 (two chains: 0.75 to 0.82), ``T0 = 2`` to
-0.75 (0.83).
-
-Deviation from the paper: the hot chains. More chains at SET's ``T0`` do not reach 90 %
-of the 5-layer optima: from the single-chain shares (12 seeds per instance) the
-expected rate of ``k`` chains is 0.87 / 0.79 (seeds 0-49 / 1000-1049) for ``k = 4``,
-0.92 / 0.85 for 8 and 0.97 / 0.93 for 32, because on 3 of the 50 instances of seeds
-1000-1049 no chain of 12 found the optimum. A hotter ``T0`` alone does not do either:
-``T0 = 2`` raises the 5-layer shares (expected 0.91 / 0.90 with 4 chains) but burns
-the budget on large networks, whose moves change the cost 25 times less (2 chains, seed
-0, ``set-edge-4x4``: ResNet-50 batch 1 10 % worse than at SET's ``T0``, batch 8 61 %,
-GoogLeNet batch 1 10 %). The two miss different instances, so ``sa`` runs both: four
-chains at SET's ``T0`` (their seeds are those of a run without hot chains, so the
-result is never worse than SET's four chains with the same seed) and four at
-``T0 = 2``; expected 0.95 / 0.92, measured (``rate --sa-repeats 5``) 0.92 / 0.92 at the
-instance seeds and 0.952 / 0.916 over five SA seeds (0.90-0.98 / 0.88-0.94), mean gaps
-0.11 % / 0.43 %. ``hot_chains = 0`` gives SET's protocol. The eight chains of ResNet-50
-at batch 1 (``set-edge-4x4``) take 122 s in two processes (two chains in one process
-took 55 s).
+Deviation from the paper: the hot chains. On a small network one move changes the
+cost by a large fraction of it, so SET's ``T0`` rarely accepts the climbs out of the
+operators' local minima; a hotter ``T0`` alone spends the budget badly on large
+networks, whose moves change the cost by a much smaller fraction. The two miss
+different instances, so ``sa`` runs both: four chains at SET's ``T0`` (their seeds are
+those of a run without hot chains, so the result is never worse than SET's four chains
+with the same seed) and four at ``T0 = 2``. ``hot_chains = 0`` gives SET's protocol.
+The measurements behind these choices are in ``docs/notes/ra-tree-notes.md``.
 
 A tree that breaks a rule of the problem costs infinity (never accepted), and so does
 one with an S-Cut whose tile allocation is unbalanced: the work of its children over
@@ -83,7 +53,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
@@ -93,34 +63,27 @@ from multiprocessing import get_context
 import numpy as np
 
 from accelsched.errors import InfeasibleSolution
-from accelsched.hardware.cost.ra_tree import TreeAnalysis, evaluate
 from accelsched.heuristics.anneal import HyperbolicSchedule, anneal
 from accelsched.heuristics.ra_tree_moves import EXTRA_OPERATORS, OPERATORS, neighbour
 from accelsched.heuristics.stopping import AnyOf, MaxIterations, MaxRuntime, StoppingCriterion
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.ra_tree import (
     PROBLEM,
-    Cut,
-    CutKind,
-    Leaf,
-    RATree,
     RATreeInstance,
+    TreeAnalysis,
     buffer_overflow,
     check_structure,
-    sequential_tree,
+    evaluate_tree,
 )
+from accelsched.problems.ra_tree.tree import Cut, CutKind, Leaf, RATree, sequential_tree
 from accelsched.problems.result import Result
 from accelsched.processes import can_spawn, exit_with_parent
 from accelsched.solvers import SolveOptions, SolveStats, Status
 
-__all__ = ["MAX_DRAWS", "METHODS", "SA_OPERATORS", "RATreeSAParams", "in_subspace", "solve_sa"]
+__all__ = ["METHODS", "SA_OPERATORS", "RATreeSAParams", "in_subspace", "solve_sa"]
 
 SA_OPERATORS = (*OPERATORS, "flip")
 """The operators of ``sa``: SET's six and ``flip`` (module docstring)."""
-
-MAX_DRAWS = 64
-"""Draws of an operator per iteration before the iteration is given up (no operator applies)."""
-
 
 @dataclass(frozen=True)
 class RATreeSAParams:
@@ -152,6 +115,9 @@ class RATreeSAParams:
     operator_weights
         ``(operator, weight)`` pairs: relative weights of the draw; an operator not
         named weighs 1 (default: ``group`` weighs 3).
+    max_draws
+        Draws of an operator per iteration before the iteration is given up (no
+        operator applies), >= 1.
     """
 
     rounds_per_layer: int = 100
@@ -165,6 +131,7 @@ class RATreeSAParams:
     subspace: CutKind | None = None
     operators: tuple[str, ...] = SA_OPERATORS
     operator_weights: tuple[tuple[str, float], ...] = (("group", 3.0),)
+    max_draws: int = 64
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.operators) - set(OPERATORS) - set(EXTRA_OPERATORS))
@@ -182,7 +149,7 @@ class RATreeSAParams:
                 raise ValueError(
                     f"RATreeSAParams: field operator_weights must hold (operator, weight > 0) pairs, got {entry!r}"
                 )
-        for name, least in (("rounds_per_layer", 1), ("chains", 1), ("hot_chains", 0)):
+        for name, least in (("rounds_per_layer", 1), ("chains", 1), ("hot_chains", 0), ("max_draws", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"RATreeSAParams: field {name} must be an integer >= {least}, got {value!r}")
@@ -247,14 +214,14 @@ class _Chain:
         except InfeasibleSolution:
             return math.inf
         self.evaluations += 1
-        cost = evaluate(self.instance, tree)
+        cost = evaluate_tree(self.instance, tree)
         if buffer_overflow(self.instance, cost.segments) or not balanced(cost.analysis, self.params.min_balance):
             return math.inf
         return PROBLEM.objective(self.instance, tree, cost.report)
 
     def move(self, tree: RATree, rng: np.random.Generator) -> RATree | None:
-        """A neighbour of ``tree``: operators are drawn until one applies (None after ``MAX_DRAWS`` draws)."""
-        for _ in range(MAX_DRAWS):
+        """A neighbour of ``tree``: operators are drawn until one applies (None after ``max_draws`` draws)."""
+        for _ in range(self.params.max_draws):
             moved = neighbour(tree, self.edges, rng, operators=self.params.operators, weights=self.weights)
             if moved is not None:
                 return moved
@@ -267,6 +234,8 @@ def solve_sa(
     warm_start: RATree | None = None,
     params: RATreeSAParams | None = None,
     name: str = "sa",
+    *,
+    can_start_processes: Callable[[], bool] = can_spawn,
 ) -> Result[RATree]:
     """Anneal RA trees (module docstring).
 
@@ -278,6 +247,20 @@ def solve_sa(
     chain at the same moment, and chains run at once get more of it than chains run in
     turn.
 
+    Parameters
+    ----------
+    instance, options, warm_start
+        As for every method; ``options.threads`` is the number of processes.
+    params
+        The SA's parameters (default ``RATreeSAParams()``).
+    name
+        The method's name in the result.
+    can_start_processes
+        Whether worker processes can start from here (default
+        :func:`accelsched.processes.can_spawn`); when it says no, the chains run in this
+        process and the result says so. A hook for embedders that know better, and for
+        tests of that fallback.
+
     Returns
     -------
     Result
@@ -286,7 +269,6 @@ def solve_sa(
     options = options or SolveOptions()
     chosen = params or RATreeSAParams()
     origin = time.time()
-    start = time.perf_counter()
     chain = _Chain(instance, chosen)
     initial = warm_start if warm_start is not None else sequential_tree(instance.workload)
     initial_cost = chain.cost(initial)
@@ -297,7 +279,6 @@ def solve_sa(
             PROBLEM.name,
             name,
             f"{reason} breaks a rule or is unbalanced",
-            runtime_s=time.perf_counter() - start,
         )
     count = chosen.chains + chosen.hot_chains
     seeds = np.random.SeedSequence(options.seed).spawn(count)
@@ -308,7 +289,7 @@ def solve_sa(
                    origin, options.time_limit_s)
         for w in range(workers)
     ]  # fmt: skip
-    ran = _in_processes(plans) if workers > 1 else None
+    ran = _in_processes(plans, can_start_processes) if workers > 1 else None
     if ran is None:  # one process, or the worker processes could not start
         every = tuple(sorted((c for plan in plans for c in plan.chains), key=lambda c: c[0]))
         outcomes, evaluations = _run_plan(replace(plans[0], chains=every), chain)
@@ -342,7 +323,6 @@ def solve_sa(
         name,
         solution=best,
         objective=best_cost,
-        runtime_s=time.perf_counter() - start,
         seed=options.seed,
         stats=SolveStats(iterations=iterations, trace=tuple(trace), native_status=note),
     )
@@ -410,14 +390,17 @@ def _run_plan(plan: _ChainPlan, chain: _Chain | None = None) -> tuple[list[_Chai
     return outcomes, chain.evaluations - before
 
 
-def _in_processes(plans: Sequence[_ChainPlan]) -> list[tuple[list[_ChainOutcome], int]] | None:
+def _in_processes(
+    plans: Sequence[_ChainPlan], can_start: Callable[[], bool] = can_spawn
+) -> list[tuple[list[_ChainOutcome], int]] | None:
     """Run each plan in a spawned process; None when the processes cannot start.
 
     Spawned processes import the caller's main module again, which fails when it has no
     file (a script piped to ``python -``), and a daemonic process (a ``multiprocessing.Pool``
-    or Dask worker) may not start any: the chains then run in this process.
+    or Dask worker) may not start any (``can_start`` says whether they can): the chains
+    then run in this process.
     """
-    if not can_spawn():
+    if not can_start():
         return None
     try:
         with ProcessPoolExecutor(

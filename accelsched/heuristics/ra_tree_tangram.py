@@ -20,18 +20,9 @@ from __future__ import annotations
 import math
 import time
 
-from accelsched.hardware.cost.ra_tree import segment_cost
 from accelsched.problems.base import MethodSpec
-from accelsched.problems.ra_tree import (
-    PROBLEM,
-    Cut,
-    CutKind,
-    Leaf,
-    RANode,
-    RATree,
-    RATreeInstance,
-    buffer_overflow,
-)
+from accelsched.problems.ra_tree import PROBLEM, RATreeInstance, buffer_overflow, segment_cost, tree_objective
+from accelsched.problems.ra_tree.tree import Cut, CutKind, Leaf, RANode, RATree
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, SolveStats, Status
 
@@ -59,7 +50,9 @@ def solve_tangram(
         if not math.isfinite(best[first]):
             continue
         if options.time_limit_s is not None and time.perf_counter() - start > options.time_limit_s:
-            return _none(Status.TIME_LIMIT_NO_SOLUTION, f"time limit reached at layer {first}", start, evaluated)
+            reason = f"time limit reached at layer {first}"
+            status = Status.TIME_LIMIT_NO_SOLUTION
+            return Result.no_solution(status, PROBLEM.name, "tangram", reason, iterations=evaluated)
         for end in range(first + 1, min(len(names), first + tiles) + 1):
             run = names[first:end]
             segment: RANode = (
@@ -75,7 +68,8 @@ def solve_tangram(
             if value < best[end]:
                 best[end], choice[end] = value, (first, segment)
     if choice[len(names)] is None:
-        return _none(Status.INFEASIBLE, "no segmentation fits the tile buffers", start, evaluated)
+        reason = "no segmentation fits the tile buffers"
+        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "tangram", reason, iterations=evaluated)
     children: list[RANode] = []
     end = len(names)
     while end > 0:
@@ -84,21 +78,13 @@ def solve_tangram(
         end, segment = step
         children.append(segment)
     tree = RATree(Cut(CutKind.T, batch, 1, tuple(reversed(children))))
-    report = PROBLEM.evaluate(instance, tree)
     return Result(
         Status.FEASIBLE,
         PROBLEM.name,
         "tangram",
         solution=tree,
-        objective=PROBLEM.objective(instance, tree, report),
-        runtime_s=time.perf_counter() - start,
+        objective=tree_objective(instance, tree),
         stats=SolveStats(iterations=evaluated, native_status=f"{len(children)} segments, {evaluated} evaluated"),
-    )
-
-
-def _none(status: Status, reason: str, start: float, evaluated: int) -> Result[RATree]:
-    return Result.no_solution(
-        status, PROBLEM.name, "tangram", reason, runtime_s=time.perf_counter() - start, iterations=evaluated
     )
 
 

@@ -8,29 +8,13 @@ import pytest
 
 from accelsched.errors import InfeasibleSolution
 from accelsched.formulations.ra_tree_dp import METHODS, SegmentDP
-from accelsched.hardware import load_accelerator
-from accelsched.hardware.cost.ra_tree import evaluate
-from accelsched.models.random_dag import random_workload
-from accelsched.problems.ra_tree import (
-    PROBLEM,
-    Cut,
-    CutKind,
-    Leaf,
-    RANode,
-    RATree,
-    RATreeInstance,
-    check,
-    sequential_tree,
-)
+from accelsched.problems.ra_tree import PROBLEM, RATreeInstance, check, evaluate
+from accelsched.problems.ra_tree.tree import Cut, CutKind, Leaf, RANode, RATree, sequential_tree
 from accelsched.registry import run_method
 from accelsched.solvers import SolveOptions, Status
+from tests.problems.ra_tree.instances import small
 
 DP = {m.name: m for m in METHODS}
-
-
-def small(n: int, seed: int, batch: int = 4) -> RATreeInstance:
-    workload = random_workload(n, seed, channels=(4, 8, 16), height=8, width=8, batch=batch)
-    return RATreeInstance(workload, load_accelerator("set-edge-4x4"), 2, 1)
 
 
 def brute_force(instance: RATreeInstance, kind: CutKind) -> float:
@@ -53,7 +37,7 @@ def brute_force(instance: RATreeInstance, kind: CutKind) -> float:
                 check(instance, tree)
             except InfeasibleSolution:
                 continue
-            report = evaluate(instance, tree).report
+            report = evaluate(instance, tree)
             best = min(best, PROBLEM.objective(instance, tree, report))
     return best
 

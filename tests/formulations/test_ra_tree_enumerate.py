@@ -5,11 +5,17 @@ from __future__ import annotations
 import pytest
 
 from accelsched.formulations.ra_tree_dp import METHODS as DP_METHODS
-from accelsched.formulations.ra_tree_enumerate import METHODS, all_trees, trees_in_order
+from accelsched.formulations.ra_tree_enumerate import (
+    METHODS,
+    RATreeEnumerateParams,
+    all_trees,
+    solve_enumerate,
+    trees_in_order,
+)
 from accelsched.problems.ra_tree import PROBLEM, Cut, CutKind, check, tree_space_size
 from accelsched.registry import run_method
 from accelsched.solvers import SolveOptions, Status
-from tests.formulations.test_ra_tree_dp import small
+from tests.problems.ra_tree.instances import small
 
 ENUMERATE = METHODS[0]
 DP = {m.name: m for m in DP_METHODS}
@@ -57,5 +63,9 @@ def test_large_networks_and_spent_time_limits_are_statuses() -> None:
     big = run_method(PROBLEM, small(7, 0), ENUMERATE, SolveOptions())
     assert big.status is Status.TIME_LIMIT_NO_SOLUTION
     assert big.stats.native_status == "too large for exhaustive enumeration (7 layers > 6)"
+    capped = solve_enumerate(small(5, 0, batch=2), SolveOptions(), params=RATreeEnumerateParams(max_layers=4))
+    assert capped.stats.native_status == "too large for exhaustive enumeration (5 layers > 4)"
+    with pytest.raises(ValueError, match="field max_layers must be an integer >= 1, got 0"):
+        RATreeEnumerateParams(max_layers=0)
     spent = run_method(PROBLEM, small(5, 0, batch=2), ENUMERATE, SolveOptions(time_limit_s=1e-9))
     assert spent.status is Status.TIME_LIMIT_NO_SOLUTION and spent.stats.native_status.startswith("time limit")

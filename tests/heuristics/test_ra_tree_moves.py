@@ -22,8 +22,7 @@ from accelsched.problems.ra_tree import (
     parse_tree,
     sequential_tree,
 )
-from tests.formulations.test_ra_tree_dp import small
-from tests.problems.test_ra_tree import TEXT, instance
+from tests.problems.ra_tree.instances import TEXT, instance, small
 
 PIPELINED = "T 8/1\n\ta 8\n\tS 8/8\n\t\tb 1\n\t\tc 1\n\td 8\n"
 """The diamond with b and c pipelined in 8 sub-batches of one sample."""
@@ -40,7 +39,7 @@ def _all(tree: RATree, operator: str, draws: int = 300) -> set[str]:
 
 
 def test_move_also_takes_a_leaf_out_of_its_cut() -> None:
-    """T [a, S [b, c, d]]: a joins the S-Cut, or b or d leaves it (SET's move; only the first was reached)."""
+    """T [a, S [b, c, d]]: a joins the S-Cut, or b or d leaves it (SET's move)."""
     assert _all(parse_tree(TEXT), "move", 60) == {
         "T 8/1\n\tS 8/4\n\t\ta 2\n\t\tb 2\n\t\tc 2\n\t\td 2\n",
         "T 8/1\n\ta 8\n\tb 8\n\tS 8/4\n\t\tc 2\n\t\td 2\n",
@@ -49,7 +48,7 @@ def test_move_also_takes_a_leaf_out_of_its_cut() -> None:
 
 
 def test_multiply_takes_the_factor_from_a_sub_batched_cut_below() -> None:
-    """Multiplying the root's sub-batches by 2 halves the S-Cut's, whose leaves keep one sample (was: no move)."""
+    """Multiplying the root's sub-batches by 2 halves the S-Cut's, whose leaves keep one sample."""
     inst = instance()
     (moved,) = _all(parse_tree(PIPELINED), "multiply", 20)
     assert moved == "T 8/2\n\ta 4\n\tS 4/4\n\t\tb 1\n\t\tc 1\n\td 4\n"
@@ -57,7 +56,7 @@ def test_multiply_takes_the_factor_from_a_sub_batched_cut_below() -> None:
 
 
 def test_group_never_leaves_a_sub_batch_number_that_does_not_divide_its_batch() -> None:
-    """Grouping the S-Cut into a sub-batched cut is a legal neighbour (was: None for 2, 4 and 8 sub-batches)."""
+    """Grouping the S-Cut into a sub-batched cut is a legal neighbour."""
     inst = instance()
     found = _all(parse_tree(PIPELINED), "group")
     for text in found:

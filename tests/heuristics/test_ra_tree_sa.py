@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 from functools import partial
-from types import SimpleNamespace
 from typing import Any, cast
 
 import numpy as np
 import pytest
 
-from accelsched import processes
 from accelsched.errors import InfeasibleSolution
 from accelsched.heuristics.ra_tree_moves import EXTRA_OPERATORS, OPERATORS, neighbour
 from accelsched.heuristics.ra_tree_sa import METHODS, SA_OPERATORS, RATreeSAParams, in_subspace, solve_sa
 from accelsched.problems.ra_tree import PROBLEM, Cut, CutKind, check_structure, parse_tree, sequential_tree
 from accelsched.registry import get_method, run_method
 from accelsched.solvers import SolveOptions, Status
-from tests.formulations.test_ra_tree_dp import small
-from tests.problems.test_ra_tree import TEXT, instance
+from tests.problems.ra_tree.instances import TEXT, instance, small
 
 SA = {m.name: m for m in METHODS}
 
@@ -90,13 +87,12 @@ def test_chains_in_processes_give_the_result_of_one_process() -> None:
         assert costs == sorted(costs, reverse=True) and costs[-1] == result.objective
 
 
-def test_chains_stay_in_this_process_where_no_process_can_start(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A daemonic process (a Pool or Dask worker) may not start processes: the chains run in it."""
+def test_chains_stay_in_this_process_where_no_process_can_start() -> None:
+    """Where processes cannot start (a daemonic Pool or Dask worker, ``can_spawn``), the chains run in this one."""
     inst = small(4, 1, batch=2)
     params = RATreeSAParams(rounds_per_layer=10, chains=1, hot_chains=1)
     alone = solve_sa(inst, SolveOptions(seed=2), params=params)
-    monkeypatch.setattr(processes, "current_process", lambda: SimpleNamespace(daemon=True))
-    result = solve_sa(inst, SolveOptions(seed=2, threads=2), params=params)
+    result = solve_sa(inst, SolveOptions(seed=2, threads=2), params=params, can_start_processes=lambda: False)
     assert "in one process (the 2 worker processes could not start)" in result.stats.native_status
     assert result.solution == alone.solution
 
@@ -154,6 +150,8 @@ def test_warm_start_and_time_limit() -> None:
         RATreeSAParams(hot_chains=-1)
     with pytest.raises(ValueError, match="field hot_t0 must be > 0, got 0"):
         RATreeSAParams(hot_t0=0)
+    with pytest.raises(ValueError, match="field max_draws must be an integer >= 1, got 0"):
+        RATreeSAParams(max_draws=0)
 
 
 def test_flip_turns_a_cut_into_the_other_kind_and_unknown_operators_are_rejected() -> None:

@@ -9,7 +9,7 @@ from accelsched.heuristics.ra_tree_tangram import METHODS
 from accelsched.problems.ra_tree import PROBLEM, Cut, CutKind
 from accelsched.registry import get_method, run_method
 from accelsched.solvers import SolveOptions, Status
-from tests.formulations.test_ra_tree_dp import small
+from tests.problems.ra_tree.instances import small
 
 TANGRAM = METHODS[0]
 

@@ -1,4 +1,4 @@
-"""Inter-layer scheduling on a tiled accelerator as a resource-allocation tree (SET, ISCA'23).
+"""The RA tree of SET (ISCA'23): its nodes, its text and JSON forms, and counts over its space.
 
 An *RA tree* states when, where and on how many samples every layer runs:
 
@@ -28,47 +28,26 @@ is indented by one more tab than its parent::
 A layer may be called ``S`` or ``T``: a line is a cut exactly when its second token
 holds a ``/``. Indentation by a fixed number of spaces is accepted too (the unit is
 the first indented line's).
-
-This module holds the instance, the tree, its validity rules (:func:`check`) and
-the two file forms (text and JSON). :mod:`accelsched.hardware.cost.ra_tree`
-analyzes a tree (normalized processing times, pipeline stages, tile allocation and
-placement).
 """
 
 from __future__ import annotations
 
 import enum
-import re
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from accelsched.errors import InfeasibleSolution, InputError
-from accelsched.hardware.cost.report import CostReport
-from accelsched.hardware.spec import Accelerator, Core, Mesh
 from accelsched.models.workload import Workload
-from accelsched.problems.base import ProblemSpec
 
 __all__ = [
-    "OPTIONS",
-    "PROBLEM",
     "Cut",
     "CutKind",
     "Leaf",
     "RANode",
     "RATree",
-    "RATreeInstance",
-    "buffer_overflow",
-    "check",
-    "check_structure",
-    "core_buffer_bytes",
-    "evaluate",
-    "make_instance",
     "min_tiles",
-    "objective",
     "parse_tree",
     "sequential_tree",
-    "tile_buffer_bytes",
     "tree_space_size",
 ]
 
@@ -204,213 +183,6 @@ class RATree:
     def from_text(cls, text: str) -> RATree:
         """Parse the text form; see :func:`parse_tree`."""
         return parse_tree(text)
-
-
-@dataclass(frozen=True)
-class RATreeInstance:
-    """An inter-layer scheduling instance.
-
-    Attributes
-    ----------
-    workload
-        The DNN; its batch (``Workload.batch``) is the total batch of the schedule.
-    accelerator
-        A tiled accelerator: a mesh of identical tiles.
-    energy_exponent, delay_exponent
-        The objective is ``energy^energy_exponent x delay^delay_exponent`` (SET: E^2 D
-        on the edge, E D^2 in the cloud).
-    """
-
-    workload: Workload
-    accelerator: Accelerator
-    energy_exponent: int = 1
-    delay_exponent: int = 1
-    _batched: dict[int, Workload] = field(default_factory=dict, init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.accelerator.interconnect, Mesh):
-            raise ValueError(
-                f"RA-tree instance: accelerator {self.accelerator.name!r} has no mesh of tiles "
-                f"(its interconnect is {type(self.accelerator.interconnect).__name__}); use a mesh preset"
-            )
-        for name in ("energy_exponent", "delay_exponent"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"RA-tree instance: {name} must be an integer >= 0, got {value!r}")
-        if self.energy_exponent == self.delay_exponent == 0:
-            raise ValueError("RA-tree instance: energy_exponent and delay_exponent cannot both be 0")
-
-    @property
-    def batch(self) -> int:
-        """The total batch."""
-        return self.workload.batch
-
-    def at_batch(self, batch: int) -> Workload:
-        """The workload with every layer at ``batch`` samples (cached: leaves run on sub-batches)."""
-        found = self._batched.get(batch)
-        if found is None:
-            found = self.workload if batch == self.workload.batch else self.workload.with_batch(batch)
-            self._batched[batch] = found
-        return found
-
-    @property
-    def n_tiles(self) -> int:
-        """Tiles of the mesh."""
-        return self.accelerator.n_cores
-
-
-def check(instance: RATreeInstance, tree: RATree) -> None:
-    """Raise :class:`InfeasibleSolution` naming the first violated rule and the node.
-
-    Rules, in this order: the root is a T-Cut over the total batch; every cut's batch
-    is a multiple of its sub-batch number and every child has the cut's sub-batch
-    size; every leaf names a layer of the workload, once, and every layer has a
-    leaf; the leaves are in a topological order from left to right; the S-Cuts'
-    children can get disjoint, non-empty tile groups within the mesh (at least one
-    tile per concurrently running leaf: :func:`min_tiles`); in every segment, every
-    tile's buffer holds the weights of its layers' parts and the largest working set
-    of its parts (:func:`tile_buffer_bytes`; the allocation and splits are the
-    evaluator's).
-    """
-    check_structure(instance, tree)
-    _check_buffers(instance, tree)
-
-
-def check_structure(instance: RATreeInstance, tree: RATree) -> None:
-    """The rules of :func:`check` that need no evaluation (all but the tile buffers)."""
-    root = tree.root
-    if root.kind is not CutKind.T:
-        raise InfeasibleSolution(f"the root must be a T-Cut, got an S-Cut ({root.to_text()})")
-    if root.batch != instance.batch:
-        raise InfeasibleSolution(
-            f"the root must process the total batch {instance.batch}, got {root.batch} ({root.to_text()})"
-        )
-    for path, node in tree.walk():
-        if isinstance(node, Cut):
-            _check_batches(path, node)
-    position = _check_layers(instance.workload, tree)
-    for producer, consumer in instance.workload.edges:
-        if position[producer] > position[consumer]:
-            raise InfeasibleSolution(
-                f"leaves out of topological order: {consumer!r} (leaf {position[consumer]}) comes before "
-                f"its producer {producer!r} (leaf {position[producer]})"
-            )
-    _check_tiles(tree, instance.n_tiles)
-
-
-def _check_buffers(instance: RATreeInstance, tree: RATree) -> None:
-    """Every tile's buffer holds, in every segment, the weights of its parts and the largest working set."""
-    from accelsched.hardware.cost.ra_tree import evaluate as evaluate_tree
-
-    overflow = buffer_overflow(instance, evaluate_tree(instance, tree).segments)
-    if overflow:
-        raise InfeasibleSolution(overflow)
-
-
-def buffer_overflow(instance: RATreeInstance, segments: Sequence[Any]) -> str:
-    """The first tile buffer overflow among evaluated segments (``SegmentCost``), or ``""``."""
-    capacity = tile_buffer_bytes(instance.accelerator)
-    for segment in segments:
-        for tile, need in segment.tile_buffer_bytes.items():
-            if need > capacity:
-                return (
-                    f"{segment.path}: tile {tile} needs {need:.0f} B (the weights of its layers in this segment, "
-                    f"kept for all sub-batches, plus the largest working set), its buffer holds {capacity} B"
-                )
-    return ""
-
-
-def tile_buffer_bytes(accelerator: Accelerator) -> int:
-    """Capacity of a tile's outermost on-chip memory (the levels holding I, W and O next to DRAM)."""
-    return core_buffer_bytes(accelerator.cores[0])
-
-
-def core_buffer_bytes(core: Core) -> int:
-    """Capacity of a core's outermost on-chip memory levels (those holding I, W and O next to DRAM)."""
-    return core.top_capacity_bytes
-
-
-def evaluate(instance: RATreeInstance, tree: RATree) -> CostReport:
-    """The shared cost model's report of a tree (:func:`accelsched.hardware.cost.ra_tree.evaluate`)."""
-    from accelsched.hardware.cost.ra_tree import evaluate as evaluate_tree
-
-    return evaluate_tree(instance, tree).report
-
-
-def objective(instance: RATreeInstance, tree: RATree, report: CostReport) -> float:
-    """``energy_pj ** energy_exponent * latency_cycles ** delay_exponent``."""
-    return float(report.energy_pj) ** instance.energy_exponent * float(report.latency_cycles) ** instance.delay_exponent
-
-
-OPTIONS = {"objective": "EnDm: energy^n x delay^m, e.g. E2D1 (default on edge meshes) or E1D2 (on set-cloud-*)"}
-"""The ``--option`` keys of the RA-tree problem."""
-
-
-def make_instance(workload: Workload, accelerator: Accelerator, options: Mapping[str, str]) -> RATreeInstance:
-    """Instance from CLI-style options; ``InputError`` on bad ones.
-
-    The objective defaults to SET's: E^2 D, or E D^2 on the ``set-cloud-*`` presets.
-    """
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise InputError(f"unknown ra-tree option {unknown[0]!r}", "--option", "options: objective")
-    default = "E1D2" if accelerator.name.startswith("set-cloud") else "E2D1"
-    text = options.get("objective", default)
-    match = re.fullmatch(r"E(\d+)D(\d+)", text)
-    if match is None:
-        raise InputError(f"bad objective {text!r}", "--option objective", "write EnDm, e.g. E2D1 or E1D2")
-    if not isinstance(accelerator.interconnect, Mesh):
-        raise InputError(
-            f"{accelerator.name} has no mesh of tiles",
-            "--hardware",
-            "use set-edge-4x4, set-cloud-12x12 or a mesh preset",
-        )
-    try:
-        return RATreeInstance(workload, accelerator, int(match[1]), int(match[2]))
-    except ValueError as exc:
-        raise InputError(str(exc), "--option objective") from None
-
-
-def _check_batches(path: str, cut: Cut) -> None:
-    if cut.batch % cut.subbatches:
-        raise InfeasibleSolution(
-            f"{path} ({cut.to_text()}): batch {cut.batch} is not a multiple of its sub-batch number {cut.subbatches}"
-        )
-    for k, child in enumerate(cut.children):
-        if child.batch != cut.child_batch:
-            raise InfeasibleSolution(
-                f"{path}/{k} ({child.to_text()}): batch {child.batch} differs from its parent's sub-batch "
-                f"{cut.batch}/{cut.subbatches} = {cut.child_batch}"
-            )
-
-
-def _check_layers(workload: Workload, tree: RATree) -> dict[str, int]:
-    """Position of every layer's leaf; raises on unknown, repeated or missing layers."""
-    position: dict[str, int] = {}
-    for k, leaf in enumerate(tree.leaves()):
-        if leaf.layer not in workload:
-            raise InfeasibleSolution(f"leaf {k} names unknown layer {leaf.layer!r} (workload {workload.name!r})")
-        if leaf.layer in position:
-            raise InfeasibleSolution(f"layer {leaf.layer!r} has two leaves ({position[leaf.layer]} and {k})")
-        position[leaf.layer] = k
-    missing = [name for name in workload.names if name not in position]
-    if missing:
-        raise InfeasibleSolution(f"layer {missing[0]!r} has no leaf ({len(missing)} layers missing)")
-    return position
-
-
-def _check_tiles(tree: RATree, n_tiles: int) -> None:
-    need = min_tiles(tree.root)
-    if need <= n_tiles:
-        return
-    path, cut = max(
-        ((p, n) for p, n in tree.walk() if isinstance(n, Cut) and n.kind is CutKind.S and min_tiles(n) > n_tiles),
-        key=lambda item: item[0].count("/"),
-    )
-    raise InfeasibleSolution(
-        f"{path} ({cut.to_text()}): its children need {min_tiles(cut)} disjoint tiles at least, the mesh has {n_tiles}"
-    )
-
 
 def min_tiles(node: RANode) -> int:
     """Fewest tiles a node can run on: 1 for a leaf, the sum over an S-Cut's children, the max over a T-Cut's."""
@@ -587,18 +359,3 @@ def tree_space_size(n_leaves: int) -> int:
     return a[n_leaves]
 
 
-def _solution_from_dict(data: Any) -> RATree:
-    return RATree.from_dict(data)
-
-
-PROBLEM = ProblemSpec(
-    name="ra-tree",
-    description="SET: inter-layer scheduling on a tiled mesh as a resource-allocation tree (objective E^n x D^m)",
-    make_instance=make_instance,
-    check=check,
-    evaluate=evaluate,
-    objective=objective,
-    solution_from_dict=_solution_from_dict,
-    solution_from_text=parse_tree,
-)
-"""The RA-tree problem as the registry and the CLI see it."""

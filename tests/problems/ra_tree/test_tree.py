@@ -1,57 +1,29 @@
-"""The RA-tree problem (SET): tree data, validity rules, text and JSON forms, space size."""
+"""The RA tree: its text and JSON forms, the fewest tiles of a node, the size of the space."""
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accelsched.errors import InfeasibleSolution, InputError
 from accelsched.hardware import load_accelerator
-from accelsched.hardware.spec import Mesh
-from accelsched.models.builder import NetBuilder
 from accelsched.models.registry import load_workload
-from accelsched.models.workload import Workload
-from accelsched.problems.ra_tree import (
-    PROBLEM,
+from accelsched.problems.ra_tree import RATreeInstance, check
+from accelsched.problems.ra_tree.tree import (
     Cut,
     CutKind,
     Leaf,
     RANode,
     RATree,
-    RATreeInstance,
-    check,
-    evaluate,
-    make_instance,
     min_tiles,
-    objective,
     parse_tree,
     sequential_tree,
-    tile_buffer_bytes,
     tree_space_size,
 )
-
-
-def diamond(batch: int = 8) -> Workload:
-    """a -> (b, c) -> d: two branches joined by an add."""
-    net = NetBuilder("diamond", 4, 8, 8, batch=batch)
-    a = net.conv(net.input, 8, 3, pad=1, name="a")
-    b = net.conv(a, 8, 3, pad=1, name="b")
-    c = net.conv(a, 8, 1, name="c")
-    net.add(b, c, name="d")
-    return net.build()
-
-
-def instance(batch: int = 8, preset: str = "set-edge-4x4") -> RATreeInstance:
-    return RATreeInstance(diamond(batch), load_accelerator(preset), energy_exponent=2, delay_exponent=1)
-
-
-TEXT = "T 8/1\n\ta 8\n\tS 8/4\n\t\tb 2\n\t\tc 2\n\t\td 2\n"
-"""Layer a alone on all tiles, then b, c, d pipelined in 4 sub-batches of 2."""
+from tests.problems.ra_tree.instances import TEXT, instance
 
 
 def test_text_form_round_trips_and_reads_as_written() -> None:
@@ -132,38 +104,6 @@ def test_bad_json_names_the_node(data: dict, message: str) -> None:
         RATree.from_dict(data)
 
 
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("S 8/1\n\ta 8\n\tb 8\n\tc 8\n\td 8\n", "the root must be a T-Cut, got an S-Cut (S 8/1)"),
-        ("T 4/1\n\ta 4\n\tb 4\n\tc 4\n\td 4\n", "the root must process the total batch 8, got 4 (T 4/1)"),
-        ("T 8/3\n\ta 2\n\tb 2\n\tc 2\n\td 2\n", "root (T 8/3): batch 8 is not a multiple of its sub-batch number 3"),
-        ("T 8/1\n\ta 8\n\tS 8/4\n\t\tb 2\n\t\tc 4\n\t\td 2\n", "root/1/1 (c 4): batch 4 differs from its parent's"),
-        ("T 8/1\n\ta 8\n\tb 8\n\tc 8\n\te 8\n", "leaf 3 names unknown layer 'e' (workload 'diamond')"),
-        ("T 8/1\n\ta 8\n\tb 8\n\tc 8\n\tb 8\n", "layer 'b' has two leaves (1 and 3)"),
-        ("T 8/1\n\ta 8\n\tb 8\n\tc 8\n", "layer 'd' has no leaf (1 layers missing)"),
-        ("T 8/1\n\ta 8\n\td 8\n\tc 8\n\tb 8\n", "leaves out of topological order: 'd' (leaf 1) comes before its"),
-    ],
-)
-def test_each_rule_is_named(text: str, message: str) -> None:
-    with pytest.raises(InfeasibleSolution) as info:
-        check(instance(), parse_tree(text))
-    assert str(info.value).startswith(message)
-
-
-def test_s_cut_children_need_disjoint_tiles() -> None:
-    workload = diamond(1)
-    acc = load_accelerator("set-edge-4x4")
-    wide = RATree(Cut(CutKind.T, 1, 1, (Cut(CutKind.S, 1, 1, tuple(Leaf(n, 1) for n in workload.names)),)))
-    assert min_tiles(wide.root) == 4
-    check(RATreeInstance(workload, acc), wide)
-    assert isinstance(acc.interconnect, Mesh)
-    mesh = replace(acc.interconnect, rows=1, cols=2, dram_nodes=((0, 0),))
-    tiny = replace(acc, name="mesh-1x2", cores=acc.cores[:2], interconnect=mesh)
-    with pytest.raises(InfeasibleSolution, match=r"root/0 \(S 1/1\): its children need 4 disjoint tiles"):
-        check(RATreeInstance(workload, tiny), wide)
-
-
 def test_min_tiles_sums_s_cuts_and_maxes_t_cuts() -> None:
     tree = parse_tree("T 8/1\n\tS 8/2\n\t\ta 4\n\t\tT 4/1\n\t\t\tb 4\n\t\t\tS 4/1\n\t\t\t\tc 4\n\t\t\t\td 4\n")
     assert min_tiles(tree.root) == 1 + 2
@@ -176,16 +116,6 @@ def test_sequential_tree_of_set_resnet50_is_valid_and_round_trips() -> None:
     check(RATreeInstance(workload, load_accelerator("set-edge-4x4"), 2, 1), tree)
     assert parse_tree(tree.to_text()) == tree
     assert tree.to_text().splitlines()[:3] == ["T 8/1", "\tconv1 8", "\tpool1 8"]
-
-
-def test_instance_validation() -> None:
-    with pytest.raises(ValueError, match="has no mesh of tiles"):
-        RATreeInstance(diamond(), load_accelerator("cocco-simba-separate"))
-    with pytest.raises(ValueError, match="energy_exponent must be an integer >= 0, got -1"):
-        RATreeInstance(diamond(), load_accelerator("set-edge-4x4"), energy_exponent=-1)
-    with pytest.raises(ValueError, match="cannot both be 0"):
-        RATreeInstance(diamond(), load_accelerator("set-edge-4x4"), 0, 0)
-    assert instance().n_tiles == 16 and instance().batch == 8
 
 
 def test_space_size_matches_the_set_count() -> None:
@@ -212,37 +142,3 @@ def test_text_and_json_round_trip_any_tree(children: list[RANode]) -> None:
     tree = RATree(Cut(CutKind.T, 8, 1, tuple(children)))
     assert parse_tree(tree.to_text()) == tree
     assert RATree.from_dict(json.loads(json.dumps(tree.to_dict()))) == tree
-
-
-def test_a_tile_buffer_must_hold_its_weights_for_the_whole_segment() -> None:
-    workload = load_workload("set-resnet50")
-    one_segment = parse_tree("T 1/1\n\tT 1/1\n" + "".join(f"\t\t{name} 1\n" for name in workload.names))
-    with pytest.raises(InfeasibleSolution, match=r"^root/0: tile \d+ needs \d+ B \(the weights of its layers"):
-        check(RATreeInstance(workload, load_accelerator("set-edge-4x4")), one_segment)
-    assert tile_buffer_bytes(load_accelerator("set-edge-4x4")) == 1024 * 1024
-
-
-def test_make_instance_objective_defaults_and_errors() -> None:
-    workload = diamond(8)
-    edge = make_instance(workload, load_accelerator("set-edge-4x4"), {})
-    cloud = make_instance(workload, load_accelerator("set-cloud-12x12"), {})
-    assert (edge.energy_exponent, edge.delay_exponent) == (2, 1)
-    assert (cloud.energy_exponent, cloud.delay_exponent) == (1, 2)
-    assert make_instance(workload, load_accelerator("set-edge-4x4"), {"objective": "E1D1"}).delay_exponent == 1
-    for options, message in (
-        ({"objective": "ED"}, "bad objective 'ED'"),
-        ({"objective": "E0D0"}, "cannot both be 0"),
-        ({"tiles": "4"}, "unknown ra-tree option 'tiles'"),
-    ):
-        with pytest.raises(InputError, match=message):
-            make_instance(workload, load_accelerator("set-edge-4x4"), options)
-    with pytest.raises(InputError, match="has no mesh of tiles"):
-        make_instance(workload, load_accelerator("cocco-simba-separate"), {})
-
-
-def test_objective_is_energy_and_delay_to_their_powers() -> None:
-    inst = instance()
-    tree = sequential_tree(inst.workload)
-    report = evaluate(inst, tree)
-    assert objective(inst, tree, report) == pytest.approx(report.energy_pj**2 * report.latency_cycles)
-    assert PROBLEM.solution_from_text is not None and PROBLEM.solution_from_text(tree.to_text(), "x") == tree

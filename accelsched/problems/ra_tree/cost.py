@@ -1,41 +1,7 @@
-"""Analyzer and evaluator of RA trees (SET, ISCA'23): normalized processing times,
-pipeline stages, S-Cut tile allocation, tile placement, then energy, latency and traffic.
+"""The evaluator of RA trees (SET, ISCA'23): energy, latency, DRAM and mesh traffic of an analyzed tree,
+built from the shared primitives of :mod:`accelsched.hardware.cost` (per-layer cost, layer splits,
+mesh multicast) on the analysis of :mod:`accelsched.problems.ra_tree.analysis`.
 
-Normalized processing time (NPT)
---------------------------------
-The NPT of a node estimates its time per sample on one tile, so that the time of a
-node on ``f`` tiles is about ``NPT / f`` per sample:
-
-* leaf: the latency of one sample of the layer on one tile, from the shared
-  per-layer primitive (:func:`accelsched.hardware.cost.layer_cost.layer_cost`);
-* T-Cut: the sum of its children's NPTs (they run one after the other);
-* S-Cut with ``n`` sub-batches and ``S`` stages: the sum of its children's NPTs
-  times ``(n + S) / n`` (its children share the tiles; the pipeline fills and
-  drains over ``S`` extra steps).
-
-Stages
-------
-The children of an S-Cut run as a pipeline over its sub-batches. A child's stage is
-0 when no earlier child produces one of its inputs, else one more than the largest
-stage of the earlier children it depends on; ``S`` is the largest stage. Children on
-the same stage run on the same sub-batch at the same time.
-
-Allocation and placement
-------------------------
-The root has every tile; the children of a T-Cut and a leaf have their parent's
-tiles. An S-Cut with ``C`` tiles gives its children disjoint groups ``f_i >= m_i``
-(``m_i`` = :func:`accelsched.problems.ra_tree.min_tiles` of the child, 1 for a leaf)
-with ``sum f_i = C`` minimizing the bottleneck ``max_i NPT_i / f_i``: start every
-child at ``m_i`` and give the remaining tiles one at a time to the current
-bottleneck (:func:`balance_tiles`). Each increment lowers only the bottleneck
-child's time and times only decrease, so the final bottleneck is the least possible
-(the exchange argument of water-filling); when every ``m_i = 1`` this is the optimum
-SET's published procedure reaches. Tiles are numbered in serpentine vertical
-stripes (:func:`serpentine_order`) and every S-Cut child takes a contiguous range of
-its parent's numbering, so that a group is compact on the mesh.
-
-Evaluator
----------
 *Leaves.* A leaf runs its batch ``b`` on its ``f`` tiles, ``B / b`` times (``B`` the
 total batch). Each run splits the layer into ``f`` near-equal parts along one loop
 (``K``, ``G``, ``OY``, ``OX`` or ``B``; among the splits whose parts fit a tile's
@@ -44,13 +10,13 @@ part on its tile with the shared per-layer primitive; the leaf contributes the p
 on-chip energy (MACs and memories) per run, and the MAC-array time of its slowest
 part as the time of a run.
 
-*Data flow* (SET's rules, :func:`route`). The children of the root are the
-*segments*. A tensor between two segments, or one that skips a step of its lowest
-common cut (a T-Cut child that is not the next one, an S-Cut child more than one
-stage later), is written to and read back from DRAM; any other tensor goes over the
-mesh from the producer's tiles to the consumer's. Network inputs come from DRAM,
-network outputs go to it. Weights are read from DRAM once per segment and stay on
-chip for all of its sub-batches.
+*Data flow* (SET's rules, :func:`~accelsched.problems.ra_tree.analysis.route`). The
+children of the root are the *segments*. A tensor between two segments, or one that
+skips a step of its lowest common cut (a T-Cut child that is not the next one, an
+S-Cut child more than one stage later), is written to and read back from DRAM; any
+other tensor goes over the mesh from the producer's tiles to the consumer's. Network
+inputs come from DRAM, network outputs go to it. Weights are read from DRAM once per
+segment and stay on chip for all of its sub-batches.
 
 *Mesh traffic.* XY routing; DRAM enters and leaves at the attachment point nearest to
 a tile. A tensor every part needs whole (the input of an output-channel split, the
@@ -63,11 +29,14 @@ producer tile of the same rank. Every link's load is summed per segment.
 ``(n + S) x`` its slowest child; a segment: its tree time times the root's sub-batch
 number (it runs once per root sub-batch and reloads its weights each time), and at
 least its DRAM bytes over the DRAM bandwidth and its busiest link's bytes over the
-link bandwidth; the schedule: the sum of its segments. *Energy*: on-chip energy of the parts, DRAM bytes x DRAM energy,
-byte-hops x hop energy. *Buffers*: per segment and tile, the weights of all parts the
-tile runs plus the largest working set of those parts
-(:attr:`SegmentCost.tile_buffer_bytes`; :func:`accelsched.problems.ra_tree.check`
-rejects a tree that overflows a tile).
+link bandwidth; the schedule: the sum of its segments.
+
+*Energy.* On-chip energy of the parts, DRAM bytes x DRAM energy, byte-hops x hop
+energy.
+
+*Buffers.* Per segment and tile, the weights of all parts the tile runs plus the
+largest working set of those parts (:attr:`SegmentCost.tile_buffer_bytes`;
+:func:`accelsched.problems.ra_tree.check.check` rejects a tree that overflows a tile).
 
 Simplifications, stated: halos of row splits are not counted as extra traffic; the
 time of a leaf ignores its traffic (traffic bounds the segment instead); transfers
@@ -76,7 +45,6 @@ do not overlap or contend inside a segment beyond the busiest-link bound.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -88,225 +56,25 @@ from accelsched.hardware.cost.report import CostReport
 from accelsched.hardware.cost.transfer import mesh_multicast_links
 from accelsched.hardware.spec import Accelerator, Core, Mesh, OffChip
 from accelsched.models.layer import Layer
-from accelsched.problems.ra_tree import (
-    Cut,
-    CutKind,
-    Leaf,
-    RANode,
-    RATree,
-    RATreeInstance,
-    core_buffer_bytes,
-    min_tiles,
-)
+from accelsched.problems.ra_tree.analysis import TreeAnalysis, analyze, route, serpentine_order
+from accelsched.problems.ra_tree.instance import RATreeInstance, core_buffer_bytes, objective
+from accelsched.problems.ra_tree.tree import Cut, CutKind, Leaf, RANode, RATree
 
 __all__ = [
-    "Box",
+    "SPLIT_DIMS",
     "LeafRun",
-    "NodeInfo",
     "RATreeCost",
     "SegmentCost",
     "TCutSegments",
-    "TreeAnalysis",
-    "analyze",
-    "balance_tiles",
     "best_run",
     "evaluate",
-    "route",
+    "evaluate_tree",
     "segment_cost",
-    "serpentine_order",
-    "timeline",
+    "tree_cycles",
+    "tree_objective",
 ]
 
 
-@dataclass(frozen=True)
-class NodeInfo:
-    """What the analyzer knows of one node.
-
-    Attributes
-    ----------
-    path
-        ``root``, ``root/0``, ... (as :meth:`RATree.walk`).
-    node
-        The node.
-    npt_cycles
-        Normalized processing time, cycles per sample on one tile.
-    stages
-        S-Cut: the stage of each child; empty otherwise.
-    tiles
-        The node's tiles (mesh core ids), in placement order.
-    layers
-        Names of the layers below the node, left to right.
-    """
-
-    path: str
-    node: RANode
-    npt_cycles: float
-    stages: tuple[int, ...]
-    tiles: tuple[int, ...]
-    layers: tuple[str, ...]
-
-    @property
-    def n_stages(self) -> int:
-        """``S``: the largest stage of an S-Cut's children (0 for other nodes)."""
-        return max(self.stages, default=0)
-
-
-@dataclass(frozen=True)
-class TreeAnalysis:
-    """NPTs, stages, tiles of every node of a tree.
-
-    Attributes
-    ----------
-    nodes
-        Every node's :class:`NodeInfo`, by path, depth first, left to right.
-    """
-
-    nodes: dict[str, NodeInfo]
-    _leaves: dict[str, NodeInfo] = field(default_factory=dict, init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        for info in self.nodes.values():
-            if isinstance(info.node, Leaf):
-                self._leaves[info.node.layer] = info
-
-    @property
-    def root(self) -> NodeInfo:
-        """The root's information."""
-        return self.nodes["root"]
-
-    def leaf(self, layer: str) -> NodeInfo:
-        """The information of a layer's leaf."""
-        return self._leaves[layer]
-
-
-@cache
-def serpentine_order(mesh: Mesh, stripe_cols: int | None = None) -> tuple[int, ...]:
-    """Core ids of a mesh in serpentine vertical stripes (computed once per mesh and stripe width).
-
-    The mesh is cut into vertical stripes of ``stripe_cols`` columns (default: half
-    the columns, at least 1; the last stripe may be narrower). Stripes are visited
-    left to right, alternately top-down and bottom-up; inside a stripe each row is
-    visited alternately left to right and right to left. Consecutive ids inside a
-    stripe are neighbours on the mesh, so a contiguous range of ids is a compact
-    group of tiles.
-    """
-    width = max(1, mesh.cols // 2) if stripe_cols is None else stripe_cols
-    if isinstance(width, bool) or not isinstance(width, int) or not 1 <= width <= mesh.cols:
-        raise ValueError(f"serpentine_order: stripe_cols must be an integer in 1..{mesh.cols}, got {stripe_cols!r}")
-    order: list[int] = []
-    for s, first in enumerate(range(0, mesh.cols, width)):
-        cols = list(range(first, min(first + width, mesh.cols)))
-        rows = range(mesh.rows) if s % 2 == 0 else range(mesh.rows - 1, -1, -1)
-        for k, r in enumerate(rows):
-            order.extend(r * mesh.cols + c for c in (cols if k % 2 == 0 else reversed(cols)))
-    return tuple(order)
-
-
-def balance_tiles(npt: Sequence[float], tiles: int, minimum: Sequence[int] | None = None) -> tuple[int, ...]:
-    """Tiles per child minimizing ``max_i npt_i / f_i`` with ``f_i >= minimum_i`` and ``sum f_i = tiles``.
-
-    Water-filling (module docstring): optimal for the bottleneck.
-
-    Raises
-    ------
-    ValueError
-        If an NPT is not positive, or the minimums exceed ``tiles``.
-    """
-    need = [1] * len(npt) if minimum is None else list(minimum)
-    if len(need) != len(npt) or not npt:
-        raise ValueError("balance_tiles: give one NPT (and one minimum) per child, at least one child")
-    if any(not t > 0 for t in npt):
-        raise ValueError(f"balance_tiles: NPTs must be positive, got {list(npt)}")
-    if sum(need) > tiles:
-        raise ValueError(f"balance_tiles: the children need {sum(need)} tiles at least, there are {tiles}")
-    given = list(need)
-    heap = [(-t / f, k) for k, (t, f) in enumerate(zip(npt, given, strict=True))]
-    heapq.heapify(heap)
-    for _ in range(tiles - sum(given)):
-        _, k = heapq.heappop(heap)
-        given[k] += 1
-        heapq.heappush(heap, (-npt[k] / given[k], k))
-    return tuple(given)
-
-
-def analyze(instance: RATreeInstance, tree: RATree, stripe_cols: int | None = None) -> TreeAnalysis:
-    """NPTs, stages, allocation and placement of a tree that passed :func:`accelsched.problems.ra_tree.check`.
-
-    Two passes: bottom-up the NPTs, stages and layers of every node, then top-down the
-    tiles (the allocation of an S-Cut needs its children's NPTs).
-    """
-    mesh = instance.accelerator.interconnect
-    if not isinstance(mesh, Mesh):  # pragma: no cover - RATreeInstance requires a mesh
-        raise TypeError("analyze: the accelerator has no mesh")
-    acc = instance.accelerator
-    single = instance.at_batch(1)
-    leaf_npt = {layer.name: float(layer_cost(layer, acc.cores[0], acc.offchip).latency_cycles) for layer in single}
-    preds = {name: set(single.predecessors(name)) for name in single.names}
-    timing: dict[str, tuple[float, tuple[int, ...], tuple[str, ...]]] = {}
-    _time(tree.root, "root", leaf_npt, preds, timing)
-    tiles: dict[str, tuple[int, ...]] = {}
-    _place(tree.root, "root", serpentine_order(mesh, stripe_cols), timing, tiles)
-    return TreeAnalysis({path: NodeInfo(path, node, *timing[path][:2], tiles[path], timing[path][2])
-                         for path, node in tree.walk()})  # fmt: skip
-
-
-def _time(
-    node: RANode,
-    path: str,
-    leaf_npt: dict[str, float],
-    preds: dict[str, set[str]],
-    out: dict[str, tuple[float, tuple[int, ...], tuple[str, ...]]],
-) -> tuple[float, tuple[int, ...], tuple[str, ...]]:
-    """(NPT, stages, layers) of ``node`` and, recorded in ``out``, of every node below it."""
-    if isinstance(node, Leaf):
-        result: tuple[float, tuple[int, ...], tuple[str, ...]] = (leaf_npt[node.layer], (), (node.layer,))
-    else:
-        children = [_time(child, f"{path}/{k}", leaf_npt, preds, out) for k, child in enumerate(node.children)]
-        total = sum(npt for npt, _, _ in children)
-        layers = tuple(name for _, _, names in children for name in names)
-        stages: tuple[int, ...] = ()
-        if node.kind is CutKind.S:
-            stages = _stages([names for _, _, names in children], preds)
-            total *= (node.subbatches + max(stages)) / node.subbatches
-        result = (total, stages, layers)
-    out[path] = result
-    return result
-
-
-def _place(
-    node: RANode,
-    path: str,
-    tiles: tuple[int, ...],
-    timing: dict[str, tuple[float, tuple[int, ...], tuple[str, ...]]],
-    out: dict[str, tuple[int, ...]],
-) -> None:
-    """Give ``node`` its tiles and, recursively, its children theirs."""
-    out[path] = tiles
-    if isinstance(node, Leaf):
-        return
-    if node.kind is CutKind.T:
-        for k, child in enumerate(node.children):
-            _place(child, f"{path}/{k}", tiles, timing, out)
-        return
-    npts = [timing[f"{path}/{k}"][0] for k in range(len(node.children))]
-    counts = balance_tiles(npts, len(tiles), [min_tiles(child) for child in node.children])
-    start = 0
-    for k, (child, count) in enumerate(zip(node.children, counts, strict=True)):
-        _place(child, f"{path}/{k}", tiles[start : start + count], timing, out)
-        start += count
-
-
-def _stages(children: Sequence[tuple[str, ...]], preds: dict[str, set[str]]) -> tuple[int, ...]:
-    """Stage of each child of an S-Cut: one more than the latest earlier child it depends on."""
-    stages: list[int] = []
-    for k, layers in enumerate(children):
-        needs = set().union(*(preds[name] for name in layers))
-        stage = max((stages[j] + 1 for j in range(k) if needs & set(children[j])), default=0)
-        stages.append(stage)
-    return tuple(stages)
-
-
-# ====================================================================== evaluator
 SPLIT_DIMS = ("K", "G", "OY", "OX", "B")
 """Loops a leaf may split over its tiles (``G`` for grouped / depthwise layers)."""
 
@@ -456,28 +224,6 @@ def _splittable(layer: Layer, dim: str) -> bool:
     return bool(getattr(layer, dim) > 1)
 
 
-def route(analysis: TreeAnalysis, producer: str, consumer: str) -> str:
-    """How the producer's output reaches the consumer: ``"noc"`` or ``"dram"`` (SET's rules).
-
-    Through DRAM when the two leaves are in different children of the root, or when
-    the tensor skips a step at their lowest common cut: a T-Cut whose children
-    holding them are not adjacent, or an S-Cut whose consumer child is more than one
-    stage after the producer child. Otherwise the tensor is consumed right away and
-    goes over the mesh.
-    """
-    a = analysis.leaf(producer).path.split("/")
-    b = analysis.leaf(consumer).path.split("/")
-    depth = next(k for k in range(min(len(a), len(b))) if a[k] != b[k])
-    lca = analysis.nodes["/".join(a[:depth])]
-    i, j = int(a[depth]), int(b[depth])
-    if lca.path == "root":
-        return "dram"
-    assert isinstance(lca.node, Cut)
-    if lca.node.kind is CutKind.S:
-        return "dram" if lca.stages[j] > lca.stages[i] + 1 else "noc"
-    return "dram" if j > i + 1 else "noc"
-
-
 class _Links:
     """Bytes per directed mesh link, and byte-hops."""
 
@@ -517,8 +263,8 @@ class _Links:
             self.unicast(sources[i % len(sources)], dst, share)
 
 
-def evaluate(instance: RATreeInstance, tree: RATree, stripe_cols: int | None = None) -> RATreeCost:
-    """Energy, latency and traffic of a checked tree (module docstring, *Evaluator*)."""
+def evaluate_tree(instance: RATreeInstance, tree: RATree, stripe_cols: int | None = None) -> RATreeCost:
+    """Energy, latency and traffic of a checked tree (module docstring)."""
     analysis = analyze(instance, tree, stripe_cols)
     acc = instance.accelerator
     mesh = acc.interconnect
@@ -633,7 +379,7 @@ def _layer_share(
             links.unicast(tile, links.dram_node(tile), nbytes / len(run.tiles))
 
 
-def _segment_of(path: str, share: _Share, tree_cycles: float, offchip: OffChip) -> SegmentCost:
+def _segment_of(path: str, share: _Share, tree_time: float, offchip: OffChip) -> SegmentCost:
     """A segment's cost from its layers' share and its tree time."""
     links = share.links
     mesh = links.mesh
@@ -642,9 +388,9 @@ def _segment_of(path: str, share: _Share, tree_cycles: float, offchip: OffChip) 
     breakdown["noc"] = links.byte_hops * mesh.hop_energy_pj_per_byte
     busiest = max(links.load.values(), default=0.0)
     dram = share.read + share.written
-    latency = max(tree_cycles, dram / offchip.bandwidth_bytes_per_cycle, busiest / mesh.link_bandwidth_bytes_per_cycle)
+    latency = max(tree_time, dram / offchip.bandwidth_bytes_per_cycle, busiest / mesh.link_bandwidth_bytes_per_cycle)
     buffers = {tile: share.weight_bytes[tile] + share.working_set[tile] for tile in sorted(share.weight_bytes)}
-    return SegmentCost(path, tree_cycles, dram, busiest, latency, breakdown, links.byte_hops, buffers)
+    return SegmentCost(path, tree_time, dram, busiest, latency, breakdown, links.byte_hops, buffers)
 
 
 def _segment(
@@ -668,7 +414,7 @@ def _segment(
     share = _Share(links)
     for name in layers:  # an edge leaving the segment is routed through DRAM (their common ancestor is the root)
         _layer_share(name, runs, flow, single, total, repeats, share)
-    return _segment_of(path, share, repeats * _tree_cycles(node, path, runs, analysis), offchip)
+    return _segment_of(path, share, repeats * tree_cycles(node, path, runs, analysis), offchip)
 
 
 def segment_cost(instance: RATreeInstance, segment: RANode, stripe_cols: int | None = None) -> SegmentCost:
@@ -677,11 +423,11 @@ def segment_cost(instance: RATreeInstance, segment: RANode, stripe_cols: int | N
     A segment's cost does not depend on the rest of the tree: every tensor that
     enters or leaves it goes through DRAM, and it has every tile. Exact methods that
     build trees segment by segment (the LS / LP dynamic programs) price segments with
-    this function; the sum over the segments of a tree is :func:`evaluate`'s.
+    this function; the sum over the segments of a tree is :func:`evaluate_tree`'s.
     """
     if segment.batch != instance.batch:
         raise ValueError(f"segment_cost: a segment processes the total batch {instance.batch}, got {segment.batch}")
-    return evaluate(instance, RATree(Cut(CutKind.T, instance.batch, 1, (segment,))), stripe_cols).segments[0]
+    return evaluate_tree(instance, RATree(Cut(CutKind.T, instance.batch, 1, (segment,))), stripe_cols).segments[0]
 
 
 class TCutSegments:
@@ -691,9 +437,9 @@ class TCutSegments:
     root, gives every leaf all the tiles, so a layer's run is the same in every segment;
     its traffic depends only on whether its neighbours in the order are in the segment
     (a tensor from the previous child goes over the NoC, any other through DRAM,
-    :func:`route`). :meth:`grow` adds a segment's layers one by one, keeps the sum over
-    the layers whose neighbours are settled, and prices every end with the last layer
-    added on top: each segment costs O(1) layer shares instead of a full evaluation
+    :func:`~accelsched.problems.ra_tree.analysis.route`). :meth:`grow` adds a segment's
+    layers one by one, keeps the sum over the layers whose neighbours are settled, and
+    prices every end with the last layer added on top: each segment costs O(1) layer shares instead of a full evaluation
     (the Pareto DP over the LS subspace prices every segment of the network). The
     costs are :func:`segment_cost`'s, up to the order of floating-point additions
     (a test compares them).
@@ -705,7 +451,7 @@ class TCutSegments:
     subbatches
         The segments' sub-batch number (a divisor of the batch).
     stripe_cols
-        Serpentine stripe width, as in :func:`evaluate`.
+        Serpentine stripe width, as in :func:`evaluate_tree`.
     """
 
     def __init__(self, instance: RATreeInstance, subbatches: int, stripe_cols: int | None = None) -> None:
@@ -757,8 +503,8 @@ class TCutSegments:
             share = _Share(_Links(self.mesh, self.nearest))
             share.add(base)
             share.add(self._share(last, True, False))
-            tree_cycles = self.subbatches * (cycles + self.runs[self.order[last]].latency_cycles)
-            yield end, _segment_of("root/0", share, tree_cycles, self.offchip)
+            tree_time = self.subbatches * (cycles + self.runs[self.order[last]].latency_cycles)
+            yield end, _segment_of("root/0", share, tree_time, self.offchip)
 
 
 @cache
@@ -778,11 +524,11 @@ def _nearest_dram(mesh: Mesh) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _tree_cycles(node: RANode, path: str, runs: dict[str, LeafRun], analysis: TreeAnalysis) -> float:
+def tree_cycles(node: RANode, path: str, runs: dict[str, LeafRun], analysis: TreeAnalysis) -> float:
     """T-Cut: n x the sum of its children; S-Cut: (n + S) x the slowest child; leaf: one run."""
     if isinstance(node, Leaf):
         return runs[node.layer].latency_cycles
-    times = [_tree_cycles(child, f"{path}/{k}", runs, analysis) for k, child in enumerate(node.children)]
+    times = [tree_cycles(child, f"{path}/{k}", runs, analysis) for k, child in enumerate(node.children)]
     if node.kind is CutKind.T:
         return node.subbatches * sum(times)
     return (node.subbatches + analysis.nodes[path].n_stages) * max(times)
@@ -808,63 +554,13 @@ def _report(segments: Sequence[SegmentCost], runs: dict[str, LeafRun], acc: Acce
     )
 
 
-# ====================================================================== timeline
-@dataclass(frozen=True)
-class Box:
-    """One run of a leaf in the schedule: a box of the S-T graph.
-
-    Attributes
-    ----------
-    layer
-        The leaf's layer.
-    start_cycles, duration_cycles
-        When the run starts and how long it takes (its MAC-array time).
-    first_tile, n_tiles
-        The run's tiles as a range of positions in the root's serpentine numbering.
-    """
-
-    layer: str
-    start_cycles: float
-    duration_cycles: float
-    first_tile: int
-    n_tiles: int
 
 
-def timeline(cost: RATreeCost, tree: RATree) -> tuple[Box, ...]:
-    """The runs of every leaf in time and space (the S-T graph of SET).
+def evaluate(instance: RATreeInstance, tree: RATree) -> CostReport:
+    """The shared cost model's report of a tree: :func:`evaluate_tree`'s ``report``."""
+    return evaluate_tree(instance, tree).report
 
-    Segments run one after the other for the length of their latency (repeated for
-    the root's sub-batches); inside, a T-Cut runs its children in turn for each of its
-    sub-batches and an S-Cut starts sub-batch ``k`` of a child on stage ``s`` at
-    ``(k + s)`` times its slowest child's time.
-    """
-    position = {tile: k for k, tile in enumerate(cost.analysis.root.tiles)}
-    boxes: list[Box] = []
 
-    def place(node: RANode, path: str, start: float) -> float:
-        if isinstance(node, Leaf):
-            run = cost.leaves[node.layer]
-            tiles = cost.analysis.nodes[path].tiles
-            first = min(position[t] for t in tiles)
-            boxes.append(Box(node.layer, start, run.latency_cycles, first, len(tiles)))
-            return run.latency_cycles
-        children = [(f"{path}/{k}", child) for k, child in enumerate(node.children)]
-        if node.kind is CutKind.T:
-            t = start
-            for _ in range(node.subbatches):
-                for child_path, child in children:
-                    t += place(child, child_path, t)
-            return t - start
-        info = cost.analysis.nodes[path]
-        slot = max(_tree_cycles(child, p, cost.leaves, cost.analysis) for p, child in children)
-        for k in range(node.subbatches):
-            for (child_path, child), stage in zip(children, info.stages, strict=True):
-                place(child, child_path, start + (k + stage) * slot)
-        return (node.subbatches + info.n_stages) * slot
-
-    t = 0.0
-    for _ in range(tree.root.subbatches):
-        for k, (segment, child) in enumerate(zip(cost.segments, tree.root.children, strict=True)):
-            place(child, f"root/{k}", t)
-            t += segment.latency_cycles / tree.root.subbatches
-    return tuple(boxes)
+def tree_objective(instance: RATreeInstance, tree: RATree) -> float:
+    """The instance's objective ``E^n D^m`` of a tree, from :func:`evaluate`."""
+    return objective(instance, tree, evaluate(instance, tree))

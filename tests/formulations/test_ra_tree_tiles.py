@@ -12,12 +12,12 @@ import itertools
 import math
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 
 import pytest
 
-from accelsched.formulations.tile_allocation import (
+from accelsched.formulations.ra_tree_tiles import (
     TileAllocationIlp,
     allocate_tiles,
     allocation_bottleneck,
@@ -25,7 +25,7 @@ from accelsched.formulations.tile_allocation import (
     published_allocation,
     threshold_allocation,
 )
-from accelsched.hardware.cost.ra_tree import balance_tiles
+from accelsched.problems.ra_tree import balance_tiles
 from accelsched.solvers import SolveOptions, Status, available_backends, solve
 
 BACKENDS = available_backends()
@@ -66,6 +66,15 @@ def random_npt(rng: random.Random, k: int, kind: int) -> list[float]:
     if kind == 2:
         return [rng.randint(1, 10) / 10 for _ in range(k)]
     return [rng.lognormvariate(0.0, 1.5) for _ in range(k)]
+
+
+def random_proportional(seed: int, count: int) -> Iterator[tuple[list[float], int]]:
+    """``count`` seeded proportional instances ``(npt, tiles)``: 1-6 children, up to 16 tiles, every kind of NPT."""
+    rng = random.Random(seed)
+    for n in range(count):
+        k = rng.randint(1, 6)
+        tiles = rng.randint(k, 16)
+        yield random_npt(rng, k, n % 4), tiles
 
 
 def random_table(rng: random.Random, length: int, kind: int) -> list[float]:
@@ -158,11 +167,7 @@ def test_mip_start_is_feasible_and_accepted() -> None:
 
 
 def test_ilp_and_published_procedure_agree_on_1000_random_instances() -> None:
-    rng = random.Random(20230617)
-    for n in range(1000):
-        k = rng.randint(1, 6)
-        tiles = rng.randint(k, 16)
-        npt = random_npt(rng, k, n % 4)
+    for npt, tiles in random_proportional(20230617, 1000):
         tables = proportional_tables(npt, tiles)
         published = published_allocation(npt, tiles)
         assert min(published) >= 1 and sum(published) == tiles, (npt, tiles, published)
@@ -175,11 +180,7 @@ def test_ilp_and_published_procedure_agree_on_1000_random_instances() -> None:
 
 def test_published_procedure_is_optimal_on_5000_random_instances() -> None:
     # No solver: the exact greedy optimum, in rationals, and the threshold search.
-    rng = random.Random(7)
-    for n in range(5000):
-        k = rng.randint(1, 6)
-        tiles = rng.randint(k, 16)
-        npt = random_npt(rng, k, n % 4)
+    for npt, tiles in random_proportional(7, 5000):
         published = published_allocation(npt, tiles)
         assert min(published) >= 1 and sum(published) == tiles, (npt, tiles, published)
         optimum = greedy_optimum(npt, tiles)
@@ -230,7 +231,8 @@ FEW = [
 @pytest.mark.parametrize("index", range(len(FEW)))
 def test_every_backend_gives_the_optimal_bottleneck(backend: str, index: int) -> None:
     tables, tiles = FEW[index]
-    result = allocate_tiles(tables, tiles, SolveOptions(time_limit_s=30.0), backend=backend)
+    # models of a few dozen binaries: the limit is only a safety net, far above any solve time
+    result = allocate_tiles(tables, tiles, SolveOptions(time_limit_s=600.0), backend=backend)
     assert result.status is Status.OPTIMAL and result.backend == backend
     assert result.tiles is not None and result.used <= tiles
     assert close(result.bottleneck, brute_force(tables, tiles)), (backend, result)
