@@ -17,7 +17,7 @@ a file, or ``resnet18@SIZE``, ResNet-18 at a SIZE x SIZE input), ``--hardware``,
 every layer in one stack), ``--priority latency|memory``. The schedule is the
 ``manual`` method's: Stream's manual allocation
 (:func:`~accelsched.heuristics.multicore_manual.manual_allocation`) list-scheduled and
-then checked and priced by :func:`~accelsched.hardware.cost.multicore.evaluate_schedule`.
+then checked and priced by :func:`~accelsched.problems.multicore.evaluate.evaluate_schedule`.
 
 Protocols
 ---------
@@ -68,14 +68,18 @@ from accelsched.entry import run_entry
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost import clear_cache
 from accelsched.hardware.cost.cn_graph import Granularity, build_cn_graph, dependencies_naive, dependencies_rtree
-from accelsched.hardware.cost.multicore import MulticoreEvaluation, evaluate_schedule
-from accelsched.hardware.cost.multicore_schedule import list_schedule
 from accelsched.heuristics.multicore_manual import manual_allocation
 from accelsched.models.builder import NetBuilder
 from accelsched.models.random_dag import random_workload
 from accelsched.models.registry import load_workload
 from accelsched.models.workload import Workload
-from accelsched.problems.multicore import MulticoreInstance, make_instance
+from accelsched.problems.multicore import (
+    MulticoreEvaluation,
+    MulticoreInstance,
+    evaluate_schedule,
+    list_schedule,
+    make_instance,
+)
 
 __all__ = [
     "chrome_trace",
@@ -227,7 +231,7 @@ def chrome_trace(instance: MulticoreInstance, evaluation: MulticoreEvaluation) -
 # ============================================================ Gantt chart
 def gantt_png(instance: MulticoreInstance, evaluation: MulticoreEvaluation, path: str | Path) -> None:
     """Per-resource Gantt chart (CNs coloured by layer) over the per-core memory trace, as a PNG (matplotlib)."""
-    import matplotlib
+    import matplotlib  # optional heavy backend: only the charts need it
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

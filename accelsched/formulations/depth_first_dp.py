@@ -26,101 +26,24 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from accelsched.hardware.cost.depth_first import StackCost, stack_cost
+from accelsched.hardware.cost.fused_stack import StackCost
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.depth_first import (
     PROBLEM,
     DepthFirstInstance,
     DepthFirstSolution,
-    OverlapMode,
     Stack,
     Strategy,
+    StrategyGrid,
+    best_strategy,
+    stack_cost,
 )
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, SolveStats, Status
 
-__all__ = ["METHODS", "StrategyGrid", "best_strategy", "geometric_sizes", "solve_stack_dp", "stack_metric"]
-
-
-def geometric_sizes(extent: int, count: int) -> tuple[int, ...]:
-    """``count`` tile sizes from ``extent`` down to 1, evenly spaced in log scale (duplicates merged)."""
-    if extent < 1 or count < 1:
-        raise ValueError(f"geometric_sizes: extent and count must be positive, got {extent}, {count}")
-    if count == 1 or extent == 1:
-        return (extent,)
-    sizes = {max(1, round(extent ** (1 - k / (count - 1)))) for k in range(count)}
-    return tuple(sorted(sizes, reverse=True))
-
-
-@dataclass(frozen=True)
-class StrategyGrid:
-    """The strategies tried for a stack: tile sizes per axis x overlap modes.
-
-    Parameters
-    ----------
-    sizes_per_axis
-        Tile sizes per axis, geometric from the stack's output extent down to 1
-        (:func:`geometric_sizes`); 6 gives DeFiNES' 6 x 6 grid.
-    modes
-        Overlap modes tried (all three by default).
-    extra_tiles
-        Tiles tried besides the geometric ones (clipped to the output); by default
-        DeFiNES' fixed depth-first tile, 4 x 72, so that the grid contains that
-        baseline.
-    """
-
-    sizes_per_axis: int = 6
-    modes: tuple[OverlapMode, ...] = tuple(OverlapMode)
-    extra_tiles: tuple[tuple[int, int], ...] = ((4, 72),)
-
-    def __post_init__(self) -> None:
-        if isinstance(self.sizes_per_axis, bool) or not isinstance(self.sizes_per_axis, int) or self.sizes_per_axis < 1:
-            raise ValueError(f"StrategyGrid: sizes_per_axis must be a positive integer, got {self.sizes_per_axis!r}")
-        if not self.modes:
-            raise ValueError("StrategyGrid: field modes is empty")
-
-    def strategies(self, out_x: int, out_y: int) -> list[Strategy]:
-        """Every strategy for a stack whose last output is ``out_x x out_y``; one mode for the whole-output tile."""
-        tiles = {
-            (tx, ty)
-            for tx in geometric_sizes(out_x, self.sizes_per_axis)
-            for ty in geometric_sizes(out_y, self.sizes_per_axis)
-        }
-        tiles |= {(min(tx, out_x), min(ty, out_y)) for tx, ty in self.extra_tiles}
-        out = []
-        for tx, ty in sorted(tiles, reverse=True):
-            if tx == out_x and ty == out_y:
-                out.append(Strategy(tx, ty, self.modes[0]))  # one tile: the modes coincide
-                continue
-            out.extend(Strategy(tx, ty, mode) for mode in self.modes)
-        return out
-
-
-def stack_metric(instance: DepthFirstInstance, cost: StackCost) -> float:
-    """The instance's metric of one stack alone (for EDP: of the stack as if it were the network)."""
-    if instance.metric == "energy":
-        return cost.energy_pj
-    if instance.metric == "latency":
-        return cost.latency_cycles
-    return cost.energy_pj * cost.latency_cycles
-
-
-def best_strategy(
-    instance: DepthFirstInstance, layers: Sequence[str], grid: StrategyGrid
-) -> tuple[Strategy, StackCost]:
-    """The grid's best strategy for one stack under the instance's metric (first one on ties)."""
-    last = instance.workload[layers[-1]]
-    best: tuple[float, Strategy, StackCost] | None = None
-    for strategy in grid.strategies(last.OX, last.OY):
-        cost = stack_cost(instance, layers, strategy)
-        value = stack_metric(instance, cost)
-        if best is None or value < best[0]:
-            best = (value, strategy, cost)
-    assert best is not None
-    return best[1], best[2]
+__all__ = ["METHODS", "StackDP", "solve_stack_dp"]
 
 
 @dataclass(frozen=True)
@@ -190,11 +113,7 @@ class StackDP:
         return DepthFirstSolution(best.stacks)
 
     def _value(self, label: _Label) -> float:
-        if self.instance.metric == "energy":
-            return label.energy_pj
-        if self.instance.metric == "latency":
-            return label.latency_cycles
-        return label.energy_pj * label.latency_cycles
+        return self.instance.metric_of(label.energy_pj, label.latency_cycles)
 
     def _keep(self, candidates: list[_Label]) -> list[_Label]:
         if self.instance.metric == "edp":
@@ -206,18 +125,15 @@ def solve_stack_dp(
     instance: DepthFirstInstance, options: SolveOptions, grid: StrategyGrid | None = None
 ) -> Result[DepthFirstSolution]:
     """The exact best combination over the grid (module docstring); TIME_LIMIT_NO_SOLUTION when stopped."""
-    start = time.perf_counter()
-    deadline = None if options.time_limit_s is None else start + options.time_limit_s
+    deadline = None if options.time_limit_s is None else time.perf_counter() + options.time_limit_s
     dp = StackDP(instance, grid or StrategyGrid(), deadline)
     solution = dp.run()
-    elapsed = time.perf_counter() - start
     if solution is None:
         return Result.no_solution(
             Status.TIME_LIMIT_NO_SOLUTION,
             PROBLEM.name,
             "dp",
             f"time limit after pricing {dp.stacks_priced} stacks",
-            runtime_s=elapsed,
             iterations=dp.stacks_priced,
         )
     report = PROBLEM.evaluate(instance, solution)
@@ -229,7 +145,6 @@ def solve_stack_dp(
         solution=solution,
         objective=value,
         bound=value,
-        runtime_s=elapsed,
         stats=SolveStats(
             iterations=dp.stacks_priced,
             native_status=f"optimal over the {dp.grid.sizes_per_axis}x{dp.grid.sizes_per_axis} x modes grid "

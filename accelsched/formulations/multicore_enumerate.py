@@ -1,6 +1,6 @@
 r"""Brute force for the multicore problem: every allocation, each with an exact schedule (method ``enumerate``).
 
-The independent oracle of :mod:`accelsched.formulations.core_allocation`: it shares
+The independent oracle of :mod:`accelsched.formulations.multicore_cpsat`: it shares
 only the problem's rules and the cost primitives with it, and no solver.
 
 Space
@@ -36,8 +36,9 @@ allocations tried by increasing root bound); energy is the evaluator's energy of
 schedule of the allocation (a function of the allocation in this space); EDP is, per
 allocation, its energy times its least makespan. Instances with more than
 ``max_activities`` activities for some allocation or more than ``max_allocations``
-allocations are refused (TIME_LIMIT_NO_SOLUTION with the reason), and a time limit
-returns the best schedule found so far (FEASIBLE).
+allocations (:class:`EnumerateParams`) are refused (TIME_LIMIT_NO_SOLUTION with the
+reason), and a time limit or the node limit ``max_nodes`` returns the best schedule
+found so far (FEASIBLE).
 """
 
 from __future__ import annotations
@@ -47,26 +48,56 @@ import math
 import time
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from accelsched.hardware.cost.multicore import cn_cost, offchip_cycles, transfer_cycles
 from accelsched.problems.base import MethodSpec
-from accelsched.problems.multicore import PROBLEM, MulticoreInstance, MulticoreSolution, OffChipAccess, Transfer
+from accelsched.problems.multicore import (
+    PROBLEM,
+    MulticoreInstance,
+    MulticoreSolution,
+    OffChipAccess,
+    Transfer,
+    cn_cost,
+    offchip_cycles,
+    transfer_cycles,
+)
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, SolveStats, Status
 
-__all__ = ["DEFAULT_MAX_ACTIVITIES", "DEFAULT_MAX_ALLOCATIONS", "METHODS", "Project", "build_project",
-           "schedule_allocation", "solve_enumerate"]  # fmt: skip
+__all__ = ["METHODS", "EnumerateParams", "Project", "build_project", "enumerate_method", "schedule_allocation",
+           "solve_enumerate"]  # fmt: skip
 
-DEFAULT_MAX_ACTIVITIES = 16
-"""Largest number of activities of one allocation the method schedules exactly."""
 
-DEFAULT_MAX_ALLOCATIONS = 256
-"""Largest number of allocations the method enumerates."""
+@dataclass(frozen=True)
+class EnumerateParams:
+    """Limits of the brute force, validated at construction.
+
+    Parameters
+    ----------
+    max_activities
+        Largest number of activities of one allocation the method schedules exactly (>= 1).
+    max_allocations
+        Largest number of allocations the method enumerates (>= 1).
+    max_nodes
+        Branch-and-bound nodes over all allocations after which the search stops with the best schedule so far
+        (>= 1), or None for no limit.
+    """
+
+    max_activities: int = 16
+    max_allocations: int = 256
+    max_nodes: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("max_activities", "max_allocations", "max_nodes"):
+            value = getattr(self, name)
+            if value is None and name == "max_nodes":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"EnumerateParams: field {name} must be an integer >= 1, got {value!r}")
 
 
 class _TimeUp(Exception):
-    """The deadline passed during a search."""
+    """The deadline or the node limit passed during a search."""
 
 
 @dataclass(frozen=True)
@@ -172,6 +203,7 @@ class _Search:
         self.n = len(project.activities)
         self.d = [a.duration for a in project.activities]
         self.deadline = deadline
+        self.node_limit: int | None = None
         self.nodes = 0
         by_resource: dict[str, list[int]] = defaultdict(list)
         for i, a in enumerate(project.activities):
@@ -253,6 +285,8 @@ class _Search:
     def _node(self, arcs: list[tuple[int, int, int]], posted: frozenset[tuple[int, int, int]]) -> bool:
         """Explore a node; True asks the caller to stop (first leaf found)."""
         self.nodes += 1
+        if self.node_limit is not None and self.nodes > self.node_limit:
+            raise _TimeUp
         if self.deadline is not None and self.nodes % 256 == 0 and time.perf_counter() > self.deadline:
             raise _TimeUp
         if posted in self.seen:
@@ -310,29 +344,31 @@ def solve_enumerate(
     instance: MulticoreInstance,
     options: SolveOptions,
     warm_start: object = None,
-    *,
-    max_activities: int = DEFAULT_MAX_ACTIVITIES,
-    max_allocations: int = DEFAULT_MAX_ALLOCATIONS,
+    params: EnumerateParams | None = None,
 ) -> Result[MulticoreSolution]:
     """The optimum over every allocation, each with an exact schedule (the warm start is not used).
+
+    ``params`` gives the size and node limits (default :class:`EnumerateParams`).
 
     Returns
     -------
     Result
         OPTIMAL (bound = objective); TIME_LIMIT_NO_SOLUTION when the instance is too large (the reason says which
-        limit) or the time ran out before any schedule; FEASIBLE with the best so far after a time limit; ERROR for
-        the ``memory`` objective.
+        limit) or the time or node limit ran out before any schedule; FEASIBLE with the best so far after a time
+        or node limit; ERROR for the ``memory`` objective.
     """
     start = time.perf_counter()
+    limits = params or EnumerateParams()
+    max_activities, max_allocations = limits.max_activities, limits.max_allocations
     metric = instance.objective
     if metric not in ("latency", "energy", "edp"):
         return _none(Status.ERROR, f"objective {metric!r} is not supported by enumerate; supported: latency, "
-                     "energy, edp", start, 0)  # fmt: skip
+                     "energy, edp", 0)  # fmt: skip
     names = instance.workload.names
     count = math.prod(len(instance.allowed_cores[n]) for n in names)
     if count > max_allocations:
         return _none(Status.TIME_LIMIT_NO_SOLUTION, f"too large for enumeration ({count} allocations > "
-                     f"{max_allocations})", start, 0)  # fmt: skip
+                     f"{max_allocations})", 0)  # fmt: skip
     allocations = [dict(zip(names, cores, strict=True))
                    for cores in itertools.product(*(instance.allowed_cores[n] for n in names))]  # fmt: skip
     searches = []
@@ -340,7 +376,7 @@ def solve_enumerate(
         pr = build_project(instance, allocation)
         if len(pr.activities) > max_activities:
             return _none(Status.TIME_LIMIT_NO_SOLUTION, f"too large for enumeration ({len(pr.activities)} activities"
-                         f" for one allocation > {max_activities})", start, 0)  # fmt: skip
+                         f" for one allocation > {max_activities})", 0)  # fmt: skip
         searches.append((allocation, pr, _Search(pr, None)))
     deadline = None if options.time_limit_s is None else start + options.time_limit_s
     searches.sort(key=lambda item: item[2].root_bound())
@@ -349,6 +385,7 @@ def solve_enumerate(
     try:
         for allocation, pr, search in searches:
             search.deadline = deadline
+            search.node_limit = None if limits.max_nodes is None else limits.max_nodes - nodes
             found = _best_of(instance, metric, allocation, search, best[0] if best else math.inf)
             nodes += search.nodes
             if found is not None:
@@ -357,10 +394,10 @@ def solve_enumerate(
     except _TimeUp:
         status = Status.FEASIBLE
     if best is None:
-        return _none(Status.TIME_LIMIT_NO_SOLUTION, "time limit reached before a schedule was found", start, nodes)
+        return _none(Status.TIME_LIMIT_NO_SOLUTION, "time or node limit reached before a schedule was found", nodes)
     value, _, solution = best
     return Result(status, PROBLEM.name, "enumerate", solution=solution, objective=value,
-                  bound=value if status is Status.OPTIMAL else None, runtime_s=time.perf_counter() - start,
+                  bound=value if status is Status.OPTIMAL else None,
                   stats=SolveStats(iterations=len(searches), nodes=nodes, native_status=(
                       f"{len(searches)} allocations, {nodes} branch-and-bound nodes")))  # fmt: skip
 
@@ -381,9 +418,21 @@ def _best_of(
     return None if found is None else (energy * found[0], found[0], found[1])
 
 
-def _none(status: Status, reason: str, start: float, nodes: int) -> Result[MulticoreSolution]:
-    return Result.no_solution(status, PROBLEM.name, "enumerate", reason, runtime_s=time.perf_counter() - start,
-                              iterations=nodes)  # fmt: skip
+def _none(status: Status, reason: str, nodes: int) -> Result[MulticoreSolution]:
+    return Result.no_solution(status, PROBLEM.name, "enumerate", reason, iterations=nodes)
+
+
+def enumerate_method(params: EnumerateParams, name: str = "enumerate") -> MethodSpec:
+    """A method spec ``name`` running the brute force with ``params`` (for other limits than the default)."""
+    return MethodSpec(
+        name,
+        PROBLEM.name,
+        "exact",
+        lambda instance, options, warm_start: replace(
+            solve_enumerate(instance, options, warm_start, params), method=name
+        ),
+        "every allocation x an exact branch-and-bound schedule (one weight load per kept layer), tiny instances",
+    )
 
 
 METHODS: tuple[MethodSpec, ...] = (

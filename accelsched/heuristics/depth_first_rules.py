@@ -14,11 +14,8 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 
-from accelsched.formulations.depth_first_dp import StrategyGrid, best_strategy
-from accelsched.hardware.cost.depth_first import evaluate_solution
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.depth_first import (
     PROBLEM,
@@ -27,6 +24,9 @@ from accelsched.problems.depth_first import (
     OverlapMode,
     Stack,
     Strategy,
+    StrategyGrid,
+    best_strategy,
+    evaluate_solution,
 )
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, SolveStats, Status
@@ -124,7 +124,6 @@ def _method(
     name: str, build: Callable[[DepthFirstInstance, StrategyGrid], DepthFirstSolution], note: str
 ) -> Callable[[DepthFirstInstance, SolveOptions, object], Result[DepthFirstSolution]]:
     def run(instance: DepthFirstInstance, options: SolveOptions, warm_start: object) -> Result[DepthFirstSolution]:
-        start = time.perf_counter()
         solution = build(instance, StrategyGrid())
         report = PROBLEM.evaluate(instance, solution)
         return Result(
@@ -133,7 +132,6 @@ def _method(
             name,
             solution=solution,
             objective=PROBLEM.objective(instance, solution, report),
-            runtime_s=time.perf_counter() - start,
             stats=SolveStats(native_status=note),
         )
 

@@ -11,7 +11,7 @@ keep every layer on an allowed core:
   their cores when each may run on the other's; bit-flip when no such pair exists).
 
 Fitness: the allocation is scheduled by Stream's list scheduler
-(:func:`~accelsched.hardware.cost.multicore_schedule.list_schedule`, the
+(:func:`~accelsched.problems.multicore.scheduler.list_schedule`, the
 instance's priority) and priced by the shared evaluator; latency and energy are
 the two objectives of the NSGA-II loop of :mod:`accelsched.heuristics.nsga2`, so
 the run yields Stream's Pareto front. Evaluations are memoized by genome. The
@@ -38,13 +38,17 @@ from typing import Any
 
 import numpy as np
 
-from accelsched.hardware.cost.multicore import evaluate_schedule
-from accelsched.hardware.cost.multicore_schedule import list_schedule
 from accelsched.heuristics.multicore_manual import manual_allocation
 from accelsched.heuristics.nsga2 import GenerationRecord, NSGA2Operators, NSGA2Params, nsga2
 from accelsched.heuristics.stopping import AnyOf, MaxRuntime, NoImprovement, StoppingCriterion
 from accelsched.problems.base import MethodSpec
-from accelsched.problems.multicore import PROBLEM, MulticoreInstance, MulticoreSolution
+from accelsched.problems.multicore import (
+    PROBLEM,
+    MulticoreInstance,
+    MulticoreSolution,
+    evaluate_schedule,
+    list_schedule,
+)
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, SolveStats, Status
 
@@ -297,7 +301,6 @@ def solve_ga(
         "ga",
         solution=solution,
         objective=space.metric[best],
-        runtime_s=time.perf_counter() - start,
         seed=options.seed,
         stats=SolveStats(iterations=outcome.generations, trace=tuple(space.trace), native_status=note),
     )

@@ -12,18 +12,15 @@
 
 Layers with a single allowed core (pooling and element-wise layers on the SIMD
 core) go there. The allocation is then scheduled by
-:func:`~accelsched.hardware.cost.multicore_schedule.list_schedule` with the
+:func:`~accelsched.problems.multicore.scheduler.list_schedule` with the
 instance's priority.
 """
 
 from __future__ import annotations
 
-import time
-
 from accelsched.hardware.cost.layer_cost import layer_cost
-from accelsched.hardware.cost.multicore_schedule import list_schedule
 from accelsched.problems.base import MethodSpec
-from accelsched.problems.multicore import PROBLEM, MulticoreInstance
+from accelsched.problems.multicore import PROBLEM, MulticoreInstance, list_schedule
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, SolveStats, Status
 
@@ -49,7 +46,6 @@ def manual_allocation(instance: MulticoreInstance) -> dict[str, int]:
 
 
 def _run_manual(instance: MulticoreInstance, options: SolveOptions, warm_start: object) -> Result:
-    start = time.perf_counter()
     solution = list_schedule(instance, manual_allocation(instance))
     report = PROBLEM.evaluate(instance, solution)
     return Result(
@@ -58,7 +54,6 @@ def _run_manual(instance: MulticoreInstance, options: SolveOptions, warm_start: 
         "manual",
         solution=solution,
         objective=PROBLEM.objective(instance, solution, report),
-        runtime_s=time.perf_counter() - start,
         stats=SolveStats(native_status=f"{instance.priority.value}-priority list schedule"),
     )
 

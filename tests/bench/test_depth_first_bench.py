@@ -10,11 +10,16 @@ import pytest
 
 from accelsched.bench.depth_first import PAPER_SL_OVER_BEST, halving_sizes, main
 from accelsched.hardware import load_accelerator
-from accelsched.hardware.cost.depth_first import evaluate_solution, single_stack_solution
 from accelsched.heuristics.depth_first_rules import single_layer
 from accelsched.models.random_dag import random_workload
 from accelsched.models.registry import load_workload
-from accelsched.problems.depth_first import OverlapMode, Strategy, make_instance
+from accelsched.problems.depth_first import (
+    OverlapMode,
+    Strategy,
+    evaluate_solution,
+    make_instance,
+    single_stack_solution,
+)
 
 HARDWARE = "defines-meta-proto-df"
 

@@ -20,9 +20,8 @@ from accelsched.bench.multicore import (
     schedule_instance,
 )
 from accelsched.hardware.cost.cn_graph import Granularity, build_cn_graph
-from accelsched.hardware.cost.multicore import MulticoreEvaluation
 from accelsched.models.registry import load_workload
-from accelsched.problems.multicore import MulticoreInstance
+from accelsched.problems.multicore import MulticoreEvaluation, MulticoreInstance
 
 TINY = "random:8:3"
 HARDWARE = "stream-mc-homtpu"

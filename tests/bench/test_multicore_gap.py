@@ -24,7 +24,7 @@ def test_the_instances_are_seeded_and_within_the_cn_range() -> None:
 
 def test_a_small_run_writes_checked_gaps_and_renders(tmp_path: Path) -> None:
     out = tmp_path / "gap.json"
-    data = run(count=2, ga_seeds=2, time_limit_s=20, out=str(out))
+    data = run(count=2, ga_seeds=2, time_limit_s=300, out=str(out))  # a safety net: CP-SAT proves these quickly
     assert json.loads(out.read_text()) == json.loads(json.dumps(data))
     for row in data["rows"]:
         assert row["cpsat_status"] == "OPTIMAL" and row["reference_kind"] == "optimum"
@@ -47,7 +47,7 @@ def test_bad_arguments_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--ga-seeds must be >= 1" in capsys.readouterr().err
 
 
-def test_render_from_the_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_render_from_the_command_line(tmp_path: Path) -> None:
     data = {"kind": "multicore_gap", "ga_seeds": 1, "time_limit_s": 5.0, "skipped_candidates": 0, "wall_s": 1.0,
             "conditions": {"python": "3.11", "cpu_count": 2, "load_average_1_5_15": [0.1, 0.1, 0.1]}, "rows": [
                 {"workload": "random:5:100", "hardware": "stream-mc-hetero", "rows_per_cn": 8, "layers": 5, "cns": 20,

@@ -8,9 +8,8 @@ import math
 import pytest
 
 from accelsched.errors import InfeasibleSolution
-from accelsched.formulations.depth_first_dp import StrategyGrid, geometric_sizes, solve_stack_dp
+from accelsched.formulations.depth_first_dp import solve_stack_dp
 from accelsched.hardware import load_accelerator
-from accelsched.hardware.cost.depth_first import evaluate_solution
 from accelsched.models.random_dag import random_workload
 from accelsched.models.workload import Workload
 from accelsched.problems.depth_first import (
@@ -18,7 +17,10 @@ from accelsched.problems.depth_first import (
     DepthFirstSolution,
     OverlapMode,
     Stack,
+    StrategyGrid,
     check,
+    evaluate_solution,
+    geometric_sizes,
 )
 from accelsched.registry import get_problem, methods, run_method
 from accelsched.solvers import SolveOptions, Status

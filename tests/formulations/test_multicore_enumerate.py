@@ -11,14 +11,14 @@ import pytest
 
 from accelsched.formulations.multicore_enumerate import (
     METHODS,
+    EnumerateParams,
     Project,
     build_project,
     schedule_allocation,
     solve_enumerate,
 )
-from accelsched.hardware.cost.multicore_schedule import list_schedule
 from accelsched.heuristics.multicore_manual import manual_allocation
-from accelsched.problems.multicore import PROBLEM, MulticoreInstance
+from accelsched.problems.multicore import PROBLEM, MulticoreInstance, list_schedule
 from accelsched.registry import run_method
 from accelsched.solvers import SolveOptions, Status
 from tests.formulations.multicore_helpers import tiny
@@ -128,15 +128,17 @@ def test_limits_and_unsupported_objectives_are_statuses() -> None:
     big = run_method(PROBLEM, tiny(5), ENUMERATE, SolveOptions())  # fused, more than 16 activities
     assert big.status is Status.TIME_LIMIT_NO_SOLUTION
     assert "activities for one allocation > 16" in big.stats.native_status
-    many = solve_enumerate(tiny(0), SolveOptions(), max_allocations=2)
+    many = solve_enumerate(tiny(0), SolveOptions(), params=EnumerateParams(max_allocations=2))
     assert many.status is Status.TIME_LIMIT_NO_SOLUTION and "allocations > 2" in many.stats.native_status
     memory = run_method(PROBLEM, dataclasses.replace(tiny(0), objective="memory"), ENUMERATE, SolveOptions())
     assert memory.status is Status.ERROR and "not supported by enumerate" in memory.stats.native_status
-    # A fused EDP instance takes ~30 s to prove; half a second gives the best schedule so far or none.
-    spent = solve_enumerate(tiny(5), SolveOptions(time_limit_s=0.5), max_activities=30)
+    # A fused EDP instance needs far more than 2000 nodes to prove: the node limit gives the best schedule so far.
+    spent = solve_enumerate(tiny(5), SolveOptions(), params=EnumerateParams(max_activities=30, max_nodes=2000))
     assert spent.status in (Status.TIME_LIMIT_NO_SOLUTION, Status.FEASIBLE) and spent.bound is None
     if spent.solution is not None:
         PROBLEM.check(tiny(5), spent.solution)
+    with pytest.raises(ValueError, match="field max_nodes must be an integer >= 1, got 0"):
+        EnumerateParams(max_nodes=0)
 
 
 def test_the_manual_allocation_is_one_of_the_enumerated_ones() -> None:

@@ -8,14 +8,14 @@ import itertools
 
 import pytest
 
-from accelsched.formulations.core_allocation import METHODS, CoreAllocationCpSat, pareto_front
+from accelsched.formulations.multicore_cpsat import METHODS, pareto_front
+from accelsched.formulations.multicore_cpsat_model import MulticoreCpSat
 from accelsched.formulations.multicore_enumerate import METHODS as ENUMERATE_METHODS
-from accelsched.formulations.multicore_enumerate import build_project, solve_enumerate
-from accelsched.hardware.cost.multicore_schedule import list_schedule
+from accelsched.formulations.multicore_enumerate import EnumerateParams, build_project, enumerate_method
 from accelsched.heuristics.multicore_ga import MulticoreGAParams, ga_method
 from accelsched.heuristics.multicore_manual import manual_allocation
 from accelsched.heuristics.nsga2 import NSGA2Params
-from accelsched.problems.multicore import PROBLEM, MulticoreInstance, MulticoreSolution
+from accelsched.problems.multicore import PROBLEM, MulticoreInstance, MulticoreSolution, list_schedule
 from accelsched.problems.result import Result
 from accelsched.registry import get_method, run_method
 from accelsched.solvers import SolveOptions, Status
@@ -35,10 +35,7 @@ RELATIVE = 1e-9
 
 def oracle(instance: MulticoreInstance) -> Result[MulticoreSolution]:
     """Brute force: every allocation, each with an exact branch-and-bound schedule; checked by the registry."""
-    spec = dataclasses.replace(
-        ENUMERATE,
-        run=lambda inst, opts, warm: solve_enumerate(inst, opts, warm, max_activities=ENUMERATION_ACTIVITIES),
-    )
+    spec = enumerate_method(EnumerateParams(max_activities=ENUMERATION_ACTIVITIES))
     return run_method(PROBLEM, instance, spec, SolveOptions(time_limit_s=60))
 
 
@@ -50,6 +47,7 @@ def value(result: Result[MulticoreSolution]) -> float:
 def test_the_methods_are_registered() -> None:
     assert get_method("multicore", "cpsat") is CPSAT and get_method("multicore", "enumerate") is ENUMERATE
     assert (CPSAT.kind, ENUMERATE.kind) == ("exact", "exact")
+    assert CPSAT.default_warm_start == "manual"  # the registry hints cpsat with the manual schedule
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -91,7 +89,7 @@ def test_at_least_fifty_seeds_are_compared_with_brute_force() -> None:
 def test_the_model_objective_equals_the_evaluator_for_latency_and_energy() -> None:
     for seed, metric in ((1, "latency"), (2, "energy"), (6, "latency"), (7, "energy")):
         instance = dataclasses.replace(tiny(seed), objective=metric)
-        model = CoreAllocationCpSat(instance)
+        model = MulticoreCpSat(instance)
         answer = solve_cpsat(model.model, OPTIONS, {}, model.minimize(metric))
         assert answer.status is Status.OPTIMAL
         solution = model.decode(answer)
@@ -103,7 +101,7 @@ def test_the_model_objective_equals_the_evaluator_for_latency_and_energy() -> No
 
 def test_the_pareto_sweep_is_a_front_whose_ends_are_the_single_objective_optima() -> None:
     instance = tiny(2)
-    front = pareto_front(instance, OPTIONS)
+    front = pareto_front(instance, OPTIONS, warm_start=list_schedule(instance, manual_allocation(instance)))
     assert front.complete and len(front.points) >= 1
     latencies = [p.latency_cycles for p in front.points]
     energies = [p.energy_pj for p in front.points]

@@ -1,4 +1,4 @@
-r"""Exact CP-SAT model of layer-core allocation and CN scheduling on a multi-core with a bus (Stream).
+r"""The CP-SAT model of layer-core allocation and CN scheduling on a multi-core with a bus (Stream).
 
 Space
 -----
@@ -15,7 +15,7 @@ Model
 -----
 A Boolean :math:`x_{l,c}` per layer and allowed core, exactly one per layer (rule 1).
 Per CN a start :math:`S_k` and an optional interval per allowed core (present iff
-:math:`x_{l,c}`, duration from :func:`~accelsched.hardware.cost.multicore.cn_cost`),
+:math:`x_{l,c}`, duration from :func:`~accelsched.problems.multicore.costs.cn_cost`),
 so :math:`E_k = S_k + \sum_c d_{k,c} x_{l,c}`. Derived literals: ``u`` (a consumer of
 CN :math:`p` on core :math:`c'`), ``z`` (:math:`p` on a core :math:`c \ne c'` that
 does not spill it, and ``u``), a transfer iff :math:`\bigvee_c z`; spilled iff the
@@ -26,54 +26,45 @@ the bus and on the DRAM port; the weight memory a cumulative per core over resid
 intervals (load start to the layer's last CN end, demand its weight bytes); rule 6 a
 barrier per stack.
 
-Objectives
-----------
-``latency``: the makespan, at or after the end of every present activity; the
-objective reported is the last end of the decoded schedule, the evaluator's latency
-(output stores included). ``energy``: in this space a linear function of the literals
-(coefficients from the cost model). CP-SAT needs integers: the coefficients are
-scaled by the smallest power of two that makes them all integers, exactly, if that
-keeps their sum below :math:`2^{50}`, else by the largest one that does, and rounded.
-The objective reported is the float sum of the unrounded coefficients (verified
-against the evaluator within 1e-6 relative); the bound is CP-SAT's minus the summed
-rounding errors (zero when exact), so it stays valid. ``edp``: the least energy x
-latency over :func:`pareto_front` (an epsilon-constraint sweep): OPTIMAL when the sweep
-is complete, FEASIBLE when a limit cuts it. ``memory`` is not supported.
+Energy
+------
+In this space the energy is a linear function of the literals (coefficients from the
+cost model). CP-SAT needs integers: the coefficients are scaled by the smallest power
+of two that makes them all integers, exactly, if that keeps their sum below
+:math:`2^{50}`, else by the largest one that does, and rounded (:meth:`MulticoreCpSat.energy`);
+:meth:`MulticoreCpSat.energy_pj` is the float sum of the unrounded coefficients and
+:meth:`MulticoreCpSat.energy_bound` CP-SAT's bound minus the summed rounding errors
+(zero when exact), so it stays valid.
 
-Warm start
-----------
-A checked :class:`~accelsched.problems.multicore.MulticoreSolution` is given as a hint
-(:meth:`CoreAllocationCpSat.hints`; without one, the manual allocation list-scheduled)
-and returned instead of a worse or missing result (FEASIBLE, without a bound above it).
+The method that solves this model (objectives, the EDP sweep, warm starts) is
+:mod:`accelsched.formulations.multicore_cpsat`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
-import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from ortools.sat.python import cp_model
 
-from accelsched.errors import InfeasibleSolution
-from accelsched.hardware.cost.multicore import cn_cost, offchip_bytes, offchip_cycles, transfer_cycles
-from accelsched.hardware.cost.multicore_schedule import list_schedule
 from accelsched.hardware.spec import Bus
-from accelsched.problems.base import MethodSpec
-from accelsched.problems.multicore import PROBLEM, MulticoreInstance, MulticoreSolution, OffChipAccess, Transfer
-from accelsched.problems.result import Result, verify_objective
-from accelsched.solvers import CpSatSolution, SolveOptions, SolveStats, Status, solve_cpsat
+from accelsched.problems.multicore import (
+    MulticoreInstance,
+    MulticoreSolution,
+    OffChipAccess,
+    Transfer,
+    cn_cost,
+    offchip_bytes,
+    offchip_cycles,
+    transfer_cycles,
+)
+from accelsched.solvers import CpSatSolution
 
-__all__ = ["METHODS", "SUPPORTED_OBJECTIVES", "CoreAllocationCpSat", "ParetoFront", "ParetoPoint", "pareto_front",
-           "solve_core_allocation"]  # fmt: skip
-
-SUPPORTED_OBJECTIVES = ("latency", "energy", "edp")
-"""Objectives of the instance the ``cpsat`` method optimizes."""
+__all__ = ["LiteralAlgebra", "MulticoreCpSat"]
 
 _MAX_SCALED = 2.0**50
 """Largest sum of scaled energy coefficients (CP-SAT's objective is a 64-bit integer)."""
@@ -92,51 +83,20 @@ class _Task:
     interval: Any
 
 
-class CoreAllocationCpSat:
-    """The CP-SAT model of one instance (module docstring), one method per constraint family.
+class LiteralAlgebra:
+    """Derived Boolean literals of a CP-SAT model (disjunctions, conjunctions), each remembered with its
+    definition, so that its value at an allocation can be computed for a hint.
 
     Parameters
     ----------
-    instance
-        The multicore instance.
-    energy_cap, latency_cap
-        Upper bounds on the scaled energy (:meth:`scaled_energy`) and on the makespan (cycles), or None.
-
-    Attributes
-    ----------
-    model, x, tasks
-        The ``CpModel``; the allocation literal per ``(layer, core)``; every activity's interval by key.
-    scale, rounding_error_pj
-        Factor of the energy coefficients and the sum of their rounding errors (0 when exact).
+    model
+        The ``CpModel`` the literals are added to.
     """
 
-    def __init__(self, instance: MulticoreInstance, energy_cap: int | None = None, latency_cap: int | None = None):
-        self.instance = instance
-        self.graph = instance.graph
-        self.model = cp_model.CpModel()
-        self.horizon = self._horizon()
+    def __init__(self, model: cp_model.CpModel) -> None:
+        self.model = model
         self._defs: dict[int, tuple[Any, str, tuple[Any, ...]]] = {}  # index -> (literal, "x" | "any" | "all", parts)
         self._cache: dict[tuple[Any, ...], Lit] = {}
-        self.tasks: dict[tuple[Any, ...], _Task] = {}  # (kind, CN or layer, core) -> task
-        for family in (self.allocation, self.computation, self.transfers, self.spills, self.offchip, self.weights,
-                       self.precedence, self.resources, self.stacks, self.makespan, self.energy):  # fmt: skip
-            family()
-        if energy_cap is not None:
-            self.model.add(self.energy_expr <= energy_cap)
-        if latency_cap is not None:
-            self.model.add(self.makespan_var <= latency_cap)
-
-    # ------------------------------------------------------------------ building blocks
-    def _horizon(self) -> int:
-        """Length of a fully serial schedule: every activity one after the other."""
-        inst, n = self.instance, len(self.graph.cns)
-        cores = len(inst.accelerator.cores)
-        total = sum(max(cn_cost(inst, k, c).duration_cycles for c in inst.allowed_cores[cn.layer])
-                    for k, cn in enumerate(self.graph.cns))  # fmt: skip
-        for k in range(n):
-            total += cores * transfer_cycles(inst, k) + offchip_cycles(inst, "input", k)
-            total += (2 + cores) * offchip_cycles(inst, "output", k) + offchip_cycles(inst, "weights", k)
-        return total + 1
 
     def _new_lit(self, name: str, kind: str, parts: tuple[Any, ...]) -> Any:
         var = self.model.new_bool_var(name)
@@ -176,6 +136,68 @@ class CoreAllocationCpSat:
             self._cache[key] = var
         return self._cache[key]
 
+    @staticmethod
+    def _when(*lits: Lit) -> list[Any]:
+        return [lit for lit in lits if lit is not True]
+
+    def value(self, answer: CpSatSolution, lit: Lit) -> bool:
+        """Value of a literal in a solution."""
+        return True if lit is True else answer.boolean_value(lit)
+
+    def _holds(self, lit: Lit, allocation: Mapping[str, int]) -> bool:
+        if lit is True:
+            return True
+        _, kind, parts = self._defs[lit.index]
+        if kind == "x":
+            return allocation.get(parts[0]) == parts[1]
+        values = [self._holds(p, allocation) for p in parts]
+        return any(values) if kind == "any" else all(values)
+
+
+class MulticoreCpSat(LiteralAlgebra):
+    """The CP-SAT model of one instance (module docstring), one method per constraint family.
+
+    Parameters
+    ----------
+    instance
+        The multicore instance.
+    energy_cap, latency_cap
+        Upper bounds on the scaled energy (:meth:`scaled_energy`) and on the makespan (cycles), or None.
+
+    Attributes
+    ----------
+    model, x, tasks
+        The ``CpModel``; the allocation literal per ``(layer, core)``; every activity's interval by key.
+    scale, rounding_error_pj
+        Factor of the energy coefficients and the sum of their rounding errors (0 when exact).
+    """
+
+    def __init__(self, instance: MulticoreInstance, energy_cap: int | None = None, latency_cap: int | None = None):
+        self.instance = instance
+        self.graph = instance.graph
+        super().__init__(cp_model.CpModel())
+        self.horizon = self._horizon()
+        self.tasks: dict[tuple[Any, ...], _Task] = {}  # (kind, CN or layer, core) -> task
+        for family in (self.allocation, self.computation, self.transfers, self.spills, self.offchip, self.weights,
+                       self.precedence, self.resources, self.stacks, self.makespan, self.energy):  # fmt: skip
+            family()
+        if energy_cap is not None:
+            self.model.add(self.energy_expr <= energy_cap)
+        if latency_cap is not None:
+            self.model.add(self.makespan_var <= latency_cap)
+
+    # ------------------------------------------------------------------ building blocks
+    def _horizon(self) -> int:
+        """Length of a fully serial schedule: every activity one after the other."""
+        inst, n = self.instance, len(self.graph.cns)
+        cores = len(inst.accelerator.cores)
+        total = sum(max(cn_cost(inst, k, c).duration_cycles for c in inst.allowed_cores[cn.layer])
+                    for k, cn in enumerate(self.graph.cns))  # fmt: skip
+        for k in range(n):
+            total += cores * transfer_cycles(inst, k) + offchip_cycles(inst, "input", k)
+            total += (2 + cores) * offchip_cycles(inst, "output", k) + offchip_cycles(inst, "weights", k)
+        return total + 1
+
     def _task(self, key: tuple[Any, ...], duration: int, present: Lit, name: str) -> _Task:
         """An interval of ``duration`` cycles, present iff ``present``; its start is 0 when absent."""
         m = self.model
@@ -195,10 +217,6 @@ class CoreAllocationCpSat:
         if chosen >= set(self.instance.allowed_cores[layer]):
             return True
         return self._any((self.x[layer, c] for c in sorted(chosen)), f"on_{layer}_{'_'.join(map(str, chosen))}")
-
-    @staticmethod
-    def _when(*lits: Lit) -> list[Any]:
-        return [lit for lit in lits if lit is not True]
 
     # ------------------------------------------------------------------ constraint families
     def allocation(self) -> None:
@@ -425,10 +443,6 @@ class CoreAllocationCpSat:
         self.model.minimize(self.energy_expr)
         return self.scale
 
-    def value(self, answer: CpSatSolution, lit: Lit) -> bool:
-        """Value of a literal in a solution."""
-        return True if lit is True else answer.boolean_value(lit)
-
     def latency(self, answer: CpSatSolution) -> int:
         """The end of the last present activity (the evaluator's latency of the decoded schedule)."""
         ends = [answer.value(e) for e in self.cn_end]
@@ -468,15 +482,6 @@ class CoreAllocationCpSat:
             core = key[2] if kind == "fetch" else allocation[graph.cns[k].layer]
             offchip.append(OffChipAccess(kind, graph.cns[k].name, core, start))
         return MulticoreSolution(allocation, starts, tuple(transfers), tuple(offchip))
-
-    def _holds(self, lit: Lit, allocation: Mapping[str, int]) -> bool:
-        if lit is True:
-            return True
-        _, kind, parts = self._defs[lit.index]
-        if kind == "x":
-            return allocation.get(parts[0]) == parts[1]
-        values = [self._holds(p, allocation) for p in parts]
-        return any(values) if kind == "any" else all(values)
 
     def hints(self, solution: MulticoreSolution) -> dict[Any, int]:
         """Values of every variable at ``solution`` (absent activities at 0; a reloaded layer hints its first load)."""
@@ -524,169 +529,3 @@ def _scale(coefficients: list[float]) -> tuple[float, float]:
             return 2.0**exponent, 0.0
     scale = 2.0**limit
     return scale, math.fsum(abs(round(c * scale) - c * scale) for c in coefficients) / scale
-
-
-# ---------------------------------------------------------------------- running
-class ParetoPoint(NamedTuple):
-    """A point of the latency-energy front and a schedule reaching it."""
-
-    latency_cycles: int
-    energy_pj: float
-    solution: MulticoreSolution
-
-
-@dataclass(frozen=True)
-class ParetoFront:
-    """What :func:`pareto_front` returns: the points by increasing latency (decreasing energy); ``complete`` when
-    the sweep ended by infeasibility (the exact front of the model's space); CP-SAT solves run; wall time (s)."""
-
-    points: tuple[ParetoPoint, ...]
-    complete: bool
-    solves: int
-    runtime_s: float
-
-
-def _left(options: SolveOptions, deadline: float | None) -> SolveOptions | None:
-    """``options`` with the time left before ``deadline``; None when none is left."""
-    if deadline is None:
-        return options
-    left = deadline - time.perf_counter()
-    return None if left <= 0.01 else dataclasses.replace(options, time_limit_s=left)
-
-
-def _default_hint(instance: MulticoreInstance) -> MulticoreSolution:
-    """Stream's manual allocation, list-scheduled (the hint when no warm start is given)."""
-    from accelsched.heuristics.multicore_manual import manual_allocation
-
-    return list_schedule(instance, manual_allocation(instance))
-
-
-def pareto_front(
-    instance: MulticoreInstance, options: SolveOptions | None = None, warm_start: MulticoreSolution | None = None
-) -> ParetoFront:
-    """The latency-energy front by an epsilon-constraint sweep over the energy.
-
-    Repeat: minimize the latency under the energy cap (none at first), then the energy at that latency, record
-    the point and cap the scaled energy just below it. The sweep is complete when the cap leaves no solution;
-    a solve not proven optimal, or the time limit (over the whole sweep), cuts it.
-
-    Parameters
-    ----------
-    instance
-        The instance (its objective is not used).
-    options
-        Limits, workers, seed.
-    warm_start
-        Hint of the first solve (default: the manual allocation, list-scheduled); later solves are hinted by
-        the previous point.
-    """
-    options = options or SolveOptions()
-    start = time.perf_counter()
-    deadline = None if options.time_limit_s is None else start + options.time_limit_s
-    hint = warm_start or _default_hint(instance)
-    points: list[ParetoPoint] = []
-    cap: int | None = None
-    complete, solves = False, 0
-    while (opts := _left(options, deadline)) is not None:
-        fastest = CoreAllocationCpSat(instance, energy_cap=cap)
-        answer = solve_cpsat(fastest.model, opts, fastest.hints(hint), fastest.minimize("latency"))
-        solves += 1
-        complete = answer.status is Status.INFEASIBLE
-        if answer.status is not Status.OPTIMAL or (opts := _left(options, deadline)) is None:
-            break
-        hint = fastest.decode(answer)
-        cheapest = CoreAllocationCpSat(instance, energy_cap=cap, latency_cap=fastest.latency(answer))
-        answer = solve_cpsat(cheapest.model, opts, cheapest.hints(hint), cheapest.minimize("energy"))
-        solves += 1
-        if answer.status is not Status.OPTIMAL:
-            break
-        hint = cheapest.decode(answer)
-        points.append(ParetoPoint(cheapest.latency(answer), cheapest.energy_pj(answer), hint))
-        cap = cheapest.scaled_energy(answer) - 1
-    return ParetoFront(tuple(points), complete, solves, time.perf_counter() - start)
-
-
-def _solve(instance: MulticoreInstance, options: SolveOptions, hint: MulticoreSolution) -> tuple[Any, ...]:
-    """``(status, solution, objective, bound, stats)`` of one solve (latency, energy) or of the sweep (edp)."""
-    if instance.objective == "edp":
-        front = pareto_front(instance, options, hint)
-        note = f"epsilon-constraint sweep: {len(front.points)} Pareto points in {front.solves} solves, " + (
-            "complete" if front.complete else "cut by a limit")  # fmt: skip
-        stats = SolveStats(iterations=front.solves, native_status=note)
-        if not front.points:
-            return Status.TIME_LIMIT_NO_SOLUTION, None, None, None, stats
-        best = min(front.points, key=lambda p: p.latency_cycles * p.energy_pj)
-        value = best.latency_cycles * best.energy_pj
-        status = Status.OPTIMAL if front.complete else Status.FEASIBLE
-        return status, best.solution, value, value if front.complete else None, stats
-    cpsat = CoreAllocationCpSat(instance)
-    answer = solve_cpsat(cpsat.model, options, cpsat.hints(hint), cpsat.minimize(instance.objective))
-    if not answer.status.has_solution:
-        return answer.status, None, None, None, answer.stats
-    solution = cpsat.decode(answer)
-    if instance.objective == "latency":
-        return answer.status, solution, float(cpsat.latency(answer)), answer.bound, answer.stats
-    value = cpsat.energy_pj(answer)
-    verify_objective(value, PROBLEM.evaluate(instance, solution).energy_pj, what="multicore/cpsat energy (model)")
-    bound = cpsat.energy_bound(answer)
-    return answer.status, solution, value, None if bound is None else min(bound, value), answer.stats
-
-
-def solve_core_allocation(
-    instance: MulticoreInstance, options: SolveOptions, warm_start: MulticoreSolution | None = None
-) -> Result[MulticoreSolution]:
-    """Solve the instance with the CP-SAT model for its objective (latency, energy, or EDP by :func:`pareto_front`).
-
-    Parameters
-    ----------
-    instance
-        The instance; the ``memory`` objective gives an ERROR result naming the supported ones.
-    options
-        Limits (the time limit covers the whole EDP sweep), workers, seed.
-    warm_start
-        A solution (checked first; a rejected one is ignored and said so) hinted to CP-SAT, and returned instead
-        of a worse or missing result (FEASIBLE; without bound if the bound exceeds it: it reloads weights).
-
-    Returns
-    -------
-    Result
-        OPTIMAL, FEASIBLE or TIME_LIMIT_NO_SOLUTION from CP-SAT's status; ``bound`` from its best bound, valid over
-        the model's space (module docstring); a time limit never raises.
-    """
-    start = time.perf_counter()
-    if instance.objective not in SUPPORTED_OBJECTIVES:
-        reason = (f"objective {instance.objective!r} is not supported by cpsat (supported: "
-                  f"{', '.join(SUPPORTED_OBJECTIVES)}); use manual or ga for {instance.objective}")  # fmt: skip
-        return Result.no_solution(Status.ERROR, PROBLEM.name, "cpsat", reason, backend="cpsat")
-    warm, notes = warm_start, []
-    if warm is not None:
-        try:
-            PROBLEM.check(instance, warm)
-        except (InfeasibleSolution, AttributeError, TypeError) as exc:
-            warm, notes = None, [f"the warm start is ignored: {exc}"]
-    status, solution, value, bound, stats = _solve(instance, options, warm or _default_hint(instance))
-    if warm is not None:
-        warm_value = PROBLEM.objective(instance, warm, PROBLEM.evaluate(instance, warm))
-        if value is None or warm_value < value:
-            notes.append("the warm start is returned: the solver found nothing better")
-            status, solution, value = Status.FEASIBLE, warm, warm_value
-            bound = None if bound is None or bound > value else bound
-    stats = dataclasses.replace(stats, native_status="; ".join([stats.native_status, *notes]))
-    runtime = time.perf_counter() - start
-    if solution is None:
-        return Result.no_solution(status, PROBLEM.name, "cpsat", stats.native_status, runtime_s=runtime,
-                                  backend="cpsat")  # fmt: skip
-    return Result(status, PROBLEM.name, "cpsat", solution=solution, objective=value, bound=bound, runtime_s=runtime,
-                  backend="cpsat", seed=options.seed, stats=stats)  # fmt: skip
-
-
-METHODS: tuple[MethodSpec, ...] = (
-    MethodSpec(
-        "cpsat",
-        PROBLEM.name,
-        "exact",
-        solve_core_allocation,
-        "CP-SAT allocation + CN schedule (cores, bus, DRAM port, weight memory); latency, energy, or EDP by sweep",
-    ),
-)
-"""The CP-SAT method: ``cpsat``."""

@@ -1,6 +1,6 @@
-"""The depth-first evaluator (DeFiNES): cost of fused stacks run tile by tile on one core.
+"""Cost of one fused stack of layers run tile by tile on one core (DeFiNES' primitive).
 
-Per stack and strategy (tile size and overlap mode), :mod:`depth_first_tiles`
+Per stack, tile size and caching of the overlap along each axis, :mod:`depth_first_tiles`
 gives the tile types (pairs of axis classes, each with a count) and, per tile
 type, every layer's computed region, the input each layer reads (new and from
 the overlap cache) and what each tensor keeps cached. This module prices them.
@@ -51,6 +51,7 @@ padding as halo); the primitive's on-chip tiling under the top levels is its own
 choice, independent of the neighbouring layer-tiles.
 """
 
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -61,24 +62,11 @@ from typing import Any
 from accelsched.hardware.cost.depth_first_tiles import AxisClass, AxisSchedule, schedule_axis
 from accelsched.hardware.cost.layer_by_layer import part_of
 from accelsched.hardware.cost.layer_cost import layer_cost
-from accelsched.hardware.cost.report import CostReport
 from accelsched.hardware.spec import Core, OffChip
 from accelsched.models.layer import Layer
 from accelsched.models.workload import Workload
-from accelsched.problems.depth_first import (
-    DepthFirstInstance,
-    DepthFirstSolution,
-    Stack,
-    Strategy,
-)
 
-__all__ = [
-    "DRAM",
-    "DepthFirstEvaluation",
-    "StackCost",
-    "evaluate_solution",
-    "stack_cost",
-]
+__all__ = ["DRAM", "NETWORK_INPUT", "StackCost", "StackTile", "price_stack"]
 
 DRAM = "dram"
 """Name of off-chip memory where a level name is expected."""
@@ -129,12 +117,14 @@ class StackCost:
 
 
 @dataclass(frozen=True)
-class DepthFirstEvaluation:
-    """A whole solution: one :class:`StackCost` per stack and the combined report."""
+class StackTile:
+    """How a stack is tiled: the tile of its last output (``tile_x`` columns by ``tile_y`` rows) and whether the
+    overlap with the previous tile is cached along each axis (``caches_x``: to the left; ``caches_y``: above)."""
 
-    stacks: tuple[StackCost, ...]
-    report: CostReport
-    energy_by_operand_pj: Mapping[str, float]
+    tile_x: int
+    tile_y: int
+    caches_x: bool
+    caches_y: bool
 
 
 class _Ledger:
@@ -187,7 +177,7 @@ def _component(level: str) -> str:
 
 
 class _StackModel:
-    """Prices one stack under one strategy (see the module docstring)."""
+    """Prices one stack with one tiling (see the module docstring)."""
 
     def __init__(
         self,
@@ -195,7 +185,7 @@ class _StackModel:
         core: Core,
         offchip: OffChip,
         layers: Sequence[str],
-        strategy: Strategy,
+        tile: StackTile,
         cache: dict[Any, Any],
     ):
         self.cache = cache
@@ -203,7 +193,6 @@ class _StackModel:
         self.offchip = offchip
         self.places = _Places(core, offchip)
         self.layers = [workload[n] for n in layers]
-        self.strategy = strategy
         names = set(layers)
         outside: list[str] = []
         for layer in self.layers:
@@ -213,9 +202,8 @@ class _StackModel:
         self.outside = outside
         self.pixel_bytes = self._pixel_bytes(workload)
         self.consumers = {n: [c.name for c in self.layers if n in (c.inputs or (NETWORK_INPUT,))] for n in names}
-        mode = strategy.mode
-        self.x = self._axis(tuple(layers), "x", strategy.tile_x, mode.caches_x)
-        self.y = self._axis(tuple(layers), "y", strategy.tile_y, mode.caches_y)
+        self.x = self._axis(tuple(layers), "x", tile.tile_x, tile.caches_x)
+        self.y = self._axis(tuple(layers), "y", tile.tile_y, tile.caches_y)
 
     def _axis(self, key: tuple[str, ...], axis: str, tile: int, cached: bool) -> AxisSchedule:
         """The axis schedule, shared by every strategy with the same tile and caching along the axis."""
@@ -435,52 +423,12 @@ def _part(layer: Layer, cols: int, rows: int) -> Layer:
     return part_of(layer, **sizes) if sizes else layer
 
 
-def stack_cost(instance: DepthFirstInstance, layers: Sequence[str], strategy: Strategy) -> StackCost:
-    """Cost of running ``layers`` (consecutive, whole branches) as one stack with ``strategy``.
+def price_stack(
+    workload: Workload, core: Core, offchip: OffChip, layers: Sequence[str], tile: StackTile, cache: dict[Any, Any]
+) -> StackCost:
+    """Cost of running ``layers`` (consecutive, whole branches of ``workload``) as one stack tiled by ``tile``.
 
-    Cached on the instance per (stack, strategy). The strategy's tile must fit the
-    stack's last output (see :func:`accelsched.problems.depth_first.check`).
+    ``cache`` memoizes axis schedules, layer parts and layer-tile costs across calls on the same workload and
+    core. The tile must fit the stack's last output.
     """
-    cache = instance.cost_cache
-    key = ("stack", tuple(layers), strategy)
-    cost = cache.get(key)
-    if cost is None:
-        model = _StackModel(instance.workload, instance.core, instance.accelerator.offchip, key[1], strategy, cache)
-        cost = cache[key] = model.run()
-    return cost
-
-
-def evaluate_solution(instance: DepthFirstInstance, solution: DepthFirstSolution) -> DepthFirstEvaluation:
-    """Cost of a (checked) solution: its stacks one after the other."""
-    costs = tuple(stack_cost(instance, stack.layers, stack.strategy) for stack in solution.stacks)
-    return combine(instance, costs)
-
-
-def combine(instance: DepthFirstInstance, costs: Sequence[StackCost]) -> DepthFirstEvaluation:
-    """The report of stacks run one after the other."""
-    component: dict[str, float] = {}
-    operand: dict[str, float] = {}
-    for cost in costs:
-        for key, value in cost.energy_by_component_pj.items():
-            component[key] = component.get(key, 0.0) + value
-        for key, value in cost.energy_by_operand_pj.items():
-            operand[key] = operand.get(key, 0.0) + value
-    latency = sum(c.latency_cycles for c in costs)
-    macs = sum(c.macs for c in costs)
-    n_macs = instance.core.n_macs
-    report = CostReport(
-        energy_pj=sum(component.values()),
-        latency_cycles=latency,
-        dram_bytes=sum(c.dram_bytes for c in costs),
-        noc_byte_hops=0.0,
-        peak_memory_bytes=max(c.peak_memory_bytes for c in costs),
-        utilization=min(1.0, macs / (latency * n_macs)) if latency > 0 else 0.0,
-        macs=macs,
-        energy_breakdown_pj=component,
-    )
-    return DepthFirstEvaluation(tuple(costs), report, MappingProxyType(operand))
-
-
-def single_stack_solution(layers: Sequence[str], strategy: Strategy) -> DepthFirstSolution:
-    """A solution with one stack (convenience for tests and sweeps)."""
-    return DepthFirstSolution((Stack(tuple(layers), strategy),))
+    return _StackModel(workload, core, offchip, tuple(layers), tile, cache).run()

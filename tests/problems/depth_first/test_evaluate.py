@@ -5,11 +5,18 @@ from __future__ import annotations
 import pytest
 
 from accelsched.hardware import load_accelerator
-from accelsched.hardware.cost.depth_first import DRAM, evaluate_solution, single_stack_solution, stack_cost
+from accelsched.hardware.cost.fused_stack import DRAM
 from accelsched.hardware.cost.layer_cost import layer_cost
 from accelsched.models.registry import load_workload
-from accelsched.models.zoo.defines import padding_free_chain
-from accelsched.problems.depth_first import DepthFirstInstance, OverlapMode, Strategy, check
+from accelsched.problems.depth_first import (
+    DepthFirstInstance,
+    OverlapMode,
+    Strategy,
+    check,
+    evaluate_solution,
+    single_stack_solution,
+    stack_cost,
+)
 
 META = "defines-meta-proto-df"
 
@@ -17,32 +24,6 @@ META = "defines-meta-proto-df"
 @pytest.fixture(scope="module")
 def fsrcnn() -> DepthFirstInstance:
     return DepthFirstInstance(load_workload("fsrcnn"), load_accelerator(META))
-
-
-def small() -> DepthFirstInstance:
-    return DepthFirstInstance(padding_free_chain("two", 1, 8, 8, [(4, 3), (4, 3)]), load_accelerator(META))
-
-
-def test_vertical_cache_holds_the_kept_rows_over_the_full_width() -> None:
-    instance = small()
-    cost = stack_cost(instance, instance.order, Strategy(8, 4, OverlapMode.FULLY_CACHED))
-    # conv0 keeps 2 rows of 10 columns x 4 channels (1 B each); the input 2 rows of 12 columns x 1 channel
-    assert cost.v_cache_bytes == 2 * 10 * 4 + 2 * 12 * 1
-    assert cost.cache_level != DRAM
-    for mode in (OverlapMode.FULLY_RECOMPUTE, OverlapMode.H_CACHED):
-        assert stack_cost(instance, instance.order, Strategy(8, 4, mode)).v_cache_bytes == 0
-
-
-def test_recompute_computes_more_macs_than_caching() -> None:
-    instance = small()
-    macs = {m: stack_cost(instance, instance.order, Strategy(4, 4, m)).macs for m in OverlapMode}
-    exact = sum(layer.macs for layer in instance.workload)
-    assert macs[OverlapMode.FULLY_CACHED] == exact
-    # recompute: conv0 computes 6x6 per tile on 4 tiles instead of 10x10 once
-    conv0 = instance.workload["conv0"]
-    per_pixel = conv0.macs // (conv0.OY * conv0.OX)
-    assert macs[OverlapMode.FULLY_RECOMPUTE] == exact + (4 * 36 - 100) * per_pixel
-    assert exact < macs[OverlapMode.H_CACHED] < macs[OverlapMode.FULLY_RECOMPUTE]
 
 
 def test_whole_output_tile_is_layer_by_layer_and_the_modes_coincide(fsrcnn: DepthFirstInstance) -> None:

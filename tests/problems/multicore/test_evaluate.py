@@ -9,8 +9,6 @@ import pytest
 
 from accelsched.errors import InfeasibleSolution
 from accelsched.hardware.cost.cn_graph import Granularity
-from accelsched.hardware.cost.multicore import cn_cost, evaluate_schedule
-from accelsched.hardware.cost.multicore_schedule import list_schedule
 from accelsched.models.builder import NetBuilder
 from accelsched.models.random_dag import random_workload
 from accelsched.models.workload import Workload
@@ -22,6 +20,9 @@ from accelsched.problems.multicore import (
     Priority,
     Transfer,
     check,
+    cn_cost,
+    evaluate_schedule,
+    list_schedule,
 )
 from tests.hardware.cost.helpers import multicore
 

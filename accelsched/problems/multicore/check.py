@@ -1,174 +1,18 @@
-"""Evaluator of CN schedules on a multi-core with a bus and a DRAM port (Stream).
-
-Costs
------
-*CN.* The shared primitive :func:`~accelsched.hardware.cost.layer_cost` prices the
-CN's part of the layer on its core with every operand already in the core's top
-on-chip level (``tops``): the data movement into and out of that level is priced
-by the transfers and off-chip accesses below. Duration = the primitive's roofline
-latency rounded up to whole cycles (at least one).
-
-*Transfer.* The CN's whole output crosses the bus once per destination core:
-``ceil(bytes / bus bandwidth)`` cycles; energy = bytes x (bus energy + read of the
-source core's top output level + write of the destination's top input level).
-
-*Off-chip access.* ``ceil(bytes / DRAM bandwidth)`` cycles on the single DRAM
-port; energy = bytes x DRAM energy plus the write (loads) or read (stores) of the
-core's top level of the operand. Input loads carry the network-input rows a
-source CN newly needs, weight loads the layer's weights, output stores and
-spills the CN's output, fetches a spilled CN output into a consumer's core.
-
-Schedule
---------
-The solution gives every start; :func:`check_schedule` verifies the rules of
-:mod:`accelsched.problems.multicore` and :func:`evaluate_schedule` returns the
-cost report: latency = the end of the last activity; energy = the sum above;
-DRAM bytes = the off-chip accesses; NoC byte-hops = bytes over the bus (one hop);
-peak memory = the largest total over time, summed over cores, of the data held
-on chip:
-
-* a CN's output, from its start until its last reader (a consumer on the same
-  core, a transfer, an output store or spill) ends; a spilled output leaves the
-  core when its spill ends;
-* a fetched output on the destination core, from the fetch's start until its
-  last consumer there ends;
-* a transferred output on the destination core, from the transfer's start until
-  its last consumer there ends;
-* loaded input rows, from the load's start until the last CN reading them ends;
-* loaded weights, from the load's start until the last CN they serve ends
-  (weights streamed per CN pass through and are not counted, see the problem).
-"""
+"""The checker of multicore schedules: the six rules of :mod:`accelsched.problems.multicore`."""
 
 from __future__ import annotations
 
 import bisect
 import itertools
-import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable
 
 from accelsched.errors import InfeasibleSolution
-from accelsched.hardware.cost.layer_cost import layer_cost
-from accelsched.hardware.cost.report import CostReport
-from accelsched.hardware.spec import Bus, Core
-from accelsched.problems.multicore import MulticoreInstance, MulticoreSolution, OffChipAccess
+from accelsched.problems.multicore.costs import cn_cost, offchip_cycles, transfer_cycles
+from accelsched.problems.multicore.instance import MulticoreInstance
+from accelsched.problems.multicore.solution import MulticoreSolution, OffChipAccess
 
-__all__ = [
-    "Activity",
-    "CNCost",
-    "MulticoreEvaluation",
-    "check_schedule",
-    "cn_cost",
-    "evaluate_schedule",
-    "offchip_bytes",
-    "offchip_cycles",
-    "transfer_cycles",
-]
-
-
-@dataclass(frozen=True)
-class CNCost:
-    """Cost of one CN on one core (its data already on chip).
-
-    Attributes
-    ----------
-    duration_cycles
-        Whole cycles the CN occupies its core.
-    energy_pj
-        MAC and on-chip memory energy.
-    energy_breakdown_pj
-        ``mac`` and ``mem:<level>`` shares.
-    macs
-        Multiply-accumulates.
-    """
-
-    duration_cycles: int
-    energy_pj: float
-    energy_breakdown_pj: Mapping[str, float]
-    macs: int
-
-
-@dataclass(frozen=True)
-class Activity:
-    """One timed activity of an evaluated schedule (for Gantt charts and traces).
-
-    ``resource`` is ``core <id>``, ``bus`` or ``dram``; ``kind`` is ``cn``,
-    ``transfer``, ``input``, ``weights`` or ``output``; ``label`` names the CN.
-    """
-
-    resource: str
-    kind: str
-    label: str
-    start: int
-    end: int
-    nbytes: int = 0
-
-
-@dataclass(frozen=True)
-class MulticoreEvaluation:
-    """The cost report of a schedule with its activities and per-core memory trace.
-
-    Attributes
-    ----------
-    report
-        The shared cost report.
-    activities
-        Every CN, transfer and off-chip access with its start and end.
-    memory_trace
-        Per core id, the steps ``(cycle, bytes held from then on)``.
-    peak_memory_by_core
-        Largest bytes held per core id.
-    """
-
-    report: CostReport
-    activities: tuple[Activity, ...]
-    memory_trace: Mapping[int, tuple[tuple[int, int], ...]]
-    peak_memory_by_core: Mapping[int, int]
-
-
-def _tops(core: Core) -> dict[str, str]:
-    return {op: core.hierarchy[op][-1] for op in ("I", "W", "O")}
-
-
-def cn_cost(instance: MulticoreInstance, k: int, core_id: int) -> CNCost:
-    """Cost of CN ``k`` on core ``core_id`` (cached on the instance)."""
-    key = ("cn", k, core_id)
-    cached = instance.cost_cache.get(key)
-    if cached is not None:
-        return cached
-    core = instance.accelerator.core(core_id)
-    cost = layer_cost(instance.graph.cns[k].shape, core, instance.accelerator.offchip, _tops(core))
-    breakdown = {name: e for name, e in cost.energy_breakdown_pj.items() if name != "dram"}
-    result = CNCost(max(1, math.ceil(cost.latency_cycles - 1e-9)), sum(breakdown.values()), breakdown, cost.macs)
-    instance.cost_cache[key] = result
-    return result
-
-
-def _bus(instance: MulticoreInstance) -> Bus:
-    bus = instance.accelerator.interconnect
-    assert isinstance(bus, Bus)
-    return bus
-
-
-def transfer_cycles(instance: MulticoreInstance, k: int) -> int:
-    """Cycles of the transfer of CN ``k``'s output over the bus."""
-    return math.ceil(instance.graph.cns[k].output_bytes / _bus(instance).bandwidth_bytes_per_cycle)
-
-
-def offchip_bytes(instance: MulticoreInstance, kind: str, k: int) -> int:
-    """Bytes of an off-chip access of ``kind`` for CN ``k``."""
-    graph = instance.graph
-    if kind == "input":
-        return graph.input_bytes(k)
-    if kind == "weights":
-        return instance.workload[graph.cns[k].layer].weight_bytes
-    return graph.cns[k].output_bytes  # output, spill, fetch
-
-
-def offchip_cycles(instance: MulticoreInstance, kind: str, k: int) -> int:
-    """Cycles of an off-chip access of ``kind`` for CN ``k`` on the DRAM port."""
-    return math.ceil(offchip_bytes(instance, kind, k) / instance.accelerator.offchip.bandwidth_bytes_per_cycle)
+__all__ = ["CheckedSchedule", "check", "peak_bytes"]
 
 
 def _fail(rule: int, message: str) -> InfeasibleSolution:
@@ -182,7 +26,7 @@ def _no_overlap(rule: int, resource: str, intervals: Iterable[tuple[int, int, st
             raise _fail(rule, f"{a} [{s0}, {e0}) and {b} (from {s1}) overlap on {resource}")
 
 
-class _Schedule:
+class CheckedSchedule:
     """A solution resolved against the instance's CN graph and verified rule by rule."""
 
     def __init__(self, instance: MulticoreInstance, solution: MulticoreSolution) -> None:
@@ -400,7 +244,7 @@ class _Schedule:
                 residency[core].append((s, max(e, served[i]), layer.weight_bytes))
         for core, intervals in residency.items():
             capacity = self.instance.weight_capacity_bytes(self.instance.accelerator.core(core))
-            held, time = _peak(intervals)
+            held, time = peak_bytes(intervals)
             if held > capacity:
                 raise _fail(5, f"core {core} holds {held} B of weights at cycle {time}, more than its "
                                f"{capacity} B weight memory")  # fmt: skip
@@ -419,7 +263,7 @@ class _Schedule:
             done = max(done, max(self.end[k] for k in members))
 
 
-def _peak(intervals: Iterable[tuple[int, int, int]]) -> tuple[int, int]:
+def peak_bytes(intervals: Iterable[tuple[int, int, int]]) -> tuple[int, int]:
     """Largest sum of ``bytes`` over intervals ``[start, end)`` alive at once, and the first cycle it is reached."""
     events = sorted((t, d) for s, e, b in intervals if e > s for t, d in ((s, b), (e, -b)))
     held = best = when = 0
@@ -430,97 +274,7 @@ def _peak(intervals: Iterable[tuple[int, int, int]]) -> tuple[int, int]:
     return best, when
 
 
-def check_schedule(instance: MulticoreInstance, solution: MulticoreSolution) -> None:
-    """Raise :class:`InfeasibleSolution` naming the first rule ``solution`` breaks."""
-    _Schedule(instance, solution)
-
-
-def evaluate_schedule(instance: MulticoreInstance, solution: MulticoreSolution) -> MulticoreEvaluation:
-    """Cost report, activities and memory trace of a schedule (checked on the way)."""
-    sched = _Schedule(instance, solution)
-    acc, graph = instance.accelerator, sched.graph
-    bus = _bus(instance)
-    breakdown: dict[str, float] = defaultdict(float)
-    activities: list[Activity] = []
-    held: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
-    last_read = list(sched.end)  # when each CN's output may be dropped on its own core
-    for k, cn in enumerate(graph.cns):
-        for name, e in sched.cost[k].energy_breakdown_pj.items():
-            breakdown[name] += e
-        activities.append(Activity(f"core {sched.core_of[k]}", "cn", cn.name, sched.start[k], sched.end[k]))
-        for q in graph.successors[k]:
-            if sched.core_of[q] == sched.core_of[k] and not sched.spilled[k]:
-                last_read[k] = max(last_read[k], sched.end[q])
-    noc = dram = 0
-    for (p, core), (s, e) in sched.transfers.items():
-        nbytes = graph.cns[p].output_bytes
-        noc += nbytes
-        src, dst = acc.core(sched.core_of[p]).top_level("O"), acc.core(core).top_level("I")
-        breakdown["bus"] += nbytes * bus.energy_pj_per_byte
-        breakdown[f"mem:{src.name}"] += nbytes * src.read_energy_pj_per_byte
-        breakdown[f"mem:{dst.name}"] += nbytes * dst.write_energy_pj_per_byte
-        activities.append(Activity("bus", "transfer", f"{graph.cns[p].name} -> core {core}", s, e, nbytes))
-        last_read[p] = max(last_read[p], e)
-        readers = [sched.end[q] for q in graph.successors[p] if sched.core_of[q] == core]
-        held[core].append((s, max([e, *readers]), nbytes))
-    accesses = [("input", k, span) for k, span in sched.inputs.items()]
-    accesses += [("output", k, span) for k, span in sched.outputs.items()]
-    accesses += [("spill", k, span) for k, span in sched.spills.items()]
-    accesses += [("weights", k, (s, e)) for loads in sched.weights.values() for s, e, k in loads]
-    for (k, into), (s, e) in sched.fetches.items():
-        nbytes = offchip_bytes(instance, "fetch", k)
-        dram += nbytes
-        level = acc.core(into).top_level("I")
-        breakdown["dram"] += nbytes * acc.offchip.read_energy_pj_per_byte
-        breakdown[f"mem:{level.name}"] += nbytes * level.write_energy_pj_per_byte
-        activities.append(Activity("dram", "fetch", f"{graph.cns[k].name} -> core {into}", s, e, nbytes))
-        readers = [sched.end[q] for q in graph.successors[k] if sched.core_of[q] == into]
-        held[into].append((s, max([e, *readers]), nbytes))
-    for kind, k, (s, e) in accesses:
-        nbytes = offchip_bytes(instance, kind, k)
-        dram += nbytes
-        level = acc.core(sched.core_of[k]).top_level({"input": "I", "weights": "W", "output": "O", "spill": "O"}[kind])
-        if kind in ("output", "spill"):
-            breakdown["dram"] += nbytes * acc.offchip.write_energy_pj_per_byte
-            breakdown[f"mem:{level.name}"] += nbytes * level.read_energy_pj_per_byte
-            last_read[k] = max(last_read[k], e)
-        else:
-            breakdown["dram"] += nbytes * acc.offchip.read_energy_pj_per_byte
-            breakdown[f"mem:{level.name}"] += nbytes * level.write_energy_pj_per_byte
-        activities.append(Activity("dram", kind, graph.cns[k].name, s, e, nbytes))
-        if kind == "input":
-            readers = [sched.end[q] for q in graph.input_readers[k]]
-            held[sched.core_of[k]].append((s, max([e, *readers]), nbytes))
-    for k in range(len(graph.cns)):
-        held[sched.core_of[k]].append((sched.start[k], last_read[k], graph.cns[k].output_bytes))
-    for core, intervals in sched.residency.items():
-        held[core] += intervals
-    latency = max(a.end for a in activities)
-    macs = sum(c.macs for c in sched.cost)
-    trace = {core: _steps(intervals) for core, intervals in sorted(held.items())}
-    report = CostReport(
-        energy_pj=sum(breakdown.values()),
-        latency_cycles=float(latency),
-        dram_bytes=float(dram),
-        noc_byte_hops=float(noc),
-        peak_memory_bytes=float(_peak(i for intervals in held.values() for i in intervals)[0]),
-        utilization=min(1.0, macs / (latency * acc.n_macs)) if latency > 0 else 0.0,
-        macs=macs,
-        energy_breakdown_pj=dict(breakdown),
-    )
-    peaks = {core: max((b for _, b in steps), default=0) for core, steps in trace.items()}
-    return MulticoreEvaluation(report, tuple(sorted(activities, key=lambda a: (a.start, a.resource))), trace, peaks)
-
-
-def _steps(intervals: Iterable[tuple[int, int, int]]) -> tuple[tuple[int, int], ...]:
-    """``(cycle, bytes held from then on)`` steps of a set of ``[start, end)`` intervals."""
-    delta: dict[int, int] = defaultdict(int)
-    for s, e, b in intervals:
-        if e > s:
-            delta[s] += b
-            delta[e] -= b
-    steps, held = [], 0
-    for t in sorted(delta):
-        held += delta[t]
-        steps.append((t, held))
-    return tuple(steps)
+def check(instance: MulticoreInstance, solution: MulticoreSolution) -> None:
+    """Raise :class:`InfeasibleSolution` naming the first rule of :mod:`accelsched.problems.multicore` ``solution``
+    breaks."""
+    CheckedSchedule(instance, solution)

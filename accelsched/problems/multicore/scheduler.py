@@ -37,8 +37,9 @@ import heapq
 from collections import OrderedDict, defaultdict
 from collections.abc import Mapping
 
-from accelsched.hardware.cost.multicore import cn_cost, offchip_cycles, transfer_cycles
-from accelsched.problems.multicore import MulticoreInstance, MulticoreSolution, OffChipAccess, Priority, Transfer
+from accelsched.problems.multicore.costs import cn_cost, offchip_cycles, transfer_cycles
+from accelsched.problems.multicore.instance import MulticoreInstance, Priority
+from accelsched.problems.multicore.solution import MulticoreSolution, OffChipAccess, Transfer
 
 __all__ = ["list_schedule"]
 
@@ -233,7 +234,7 @@ def list_schedule(
     instance
         The instance (its CN graph, costs and stacks).
     allocation
-        Core id of every layer (not checked here: :func:`check` does).
+        Core id of every layer (not checked here: :func:`~accelsched.problems.multicore.check.check` does).
     priority
         The scheduling priority; None uses the instance's.
     """
