@@ -82,7 +82,7 @@ def exclusive(path: str | Path, *, what: str, fix: str, wait_s: float = 0.0) -> 
 
 def _acquire(key: Path, path: Path, what: str, fix: str, wait_s: float) -> int:
     """A descriptor of the lock file ``key`` holding its exclusive lock, within ``wait_s`` seconds."""
-    import fcntl
+    import fcntl  # POSIX-only: imported where a lock is taken, so that the module imports everywhere
 
     key.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(key, os.O_RDWR | os.O_CREAT, 0o644)

@@ -18,14 +18,13 @@ def test_a_process_with_a_main_file_can_spawn() -> None:
     assert processes.can_spawn()
 
 
-def test_a_main_module_without_a_file_cannot_spawn(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys.modules["__main__"], "__file__", "/nonexistent/piped-script.py", raising=False)
-    assert not processes.can_spawn()
+def test_a_main_module_without_a_file_cannot_spawn() -> None:
+    assert not processes.can_spawn(main=SimpleNamespace(__file__="/nonexistent/piped-script.py"))
+    assert processes.can_spawn(main=SimpleNamespace())  # an interactive session: no file to import again
 
 
-def test_a_daemonic_process_cannot_spawn(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(processes, "current_process", lambda: SimpleNamespace(daemon=True))
-    assert not processes.can_spawn()
+def test_a_daemonic_process_cannot_spawn() -> None:
+    assert not processes.can_spawn(process=SimpleNamespace(daemon=True))
 
 
 BUSY_WORKERS = """
@@ -38,7 +37,6 @@ def busy(*args):  # module level: the spawned workers import this script again a
     time.sleep(600)
 
 partition_capacity.PairSolver.solve = busy
-runner.run_cell = busy
 ra_tree_sa._run_plan = busy
 
 if __name__ == "__main__":
@@ -53,7 +51,7 @@ if __name__ == "__main__":
         settings = ProofSettings(12, 100)
         partition_capacity.CapacityDecomposition(instance, None, SolveOptions(threads=2), columns, settings).run(None)
     elif sys.argv[2] == "bench-runner":
-        list(runner._run_processes(["cell-a", "cell-b"], 2))
+        list(runner._run_processes(["cell-a", "cell-b"], 2, run=busy))
     else:
         ra_tree_sa._in_processes(["plan-a", "plan-b"])
 """
@@ -111,9 +109,8 @@ def test_without_prctl_the_watching_thread_exits_the_worker(tmp_path: Path) -> N
         "import os, sys, time\n"
         "from accelsched import processes\n"
         "sys.platform = 'elsewhere'  # no prctl: only the thread\n"
-        "processes.ORPHAN_CHECK_S = 0.1\n"
         "if os.fork() == 0:\n"
-        "    processes.exit_with_parent(os.getppid())\n"
+        "    processes.exit_with_parent(os.getppid(), check_s=0.1)\n"
         "    print(os.getpid(), flush=True)\n"
         "    time.sleep(600)\n"
         "else:\n"

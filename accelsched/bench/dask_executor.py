@@ -3,7 +3,7 @@
 ``local`` starts a ``distributed.LocalCluster`` of ``workers`` single-threaded
 workers; any other address (``tcp://HOST:PORT``, ``tls://...``) connects to a
 running scheduler, whose workers must have accelsched installed. Each cell is one
-task (:func:`accelsched.bench.runner.run_cell`, never retried on another worker,
+task (:func:`accelsched.bench.cells.run_cell`, never retried on another worker,
 ``pure=False``); finished cells come back as they complete and the caller writes
 them, so resume works exactly as with local processes.
 """
@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from accelsched.bench.cells import Cell, error_record, run_cell
 from accelsched.errors import InputError
-
-if TYPE_CHECKING:
-    from accelsched.bench.runner import Cell
 
 __all__ = ["CONNECT_TIMEOUT_S", "require_dask", "run_dask"]
 
@@ -39,7 +37,7 @@ def require_dask(address: str) -> None:
     if address != "local" and not _ADDRESS.match(address):
         raise InputError(f"bad Dask address {address!r}", "--dask", "write local or tcp://HOST:PORT")
     try:
-        import distributed  # noqa: F401
+        import distributed  # noqa: F401  # Dask is optional and heavy: probe it only when asked for
     except ImportError:
         raise InputError(
             "Dask distributed is not installed",
@@ -69,10 +67,8 @@ def run_dask(
     InputError
         Dask is not installed, the address is malformed, or the scheduler cannot be reached.
     """
-    from accelsched.bench.runner import error_record, run_cell
-
     require_dask(address)
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import Client, LocalCluster, as_completed  # Dask is optional and heavy: only for a Dask sweep
 
     cluster: Any = None
     try:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from accelsched.bench.report import Run, Summary
+from accelsched.bench.summary import Run, Summary
 
 __all__ = ["draw_figures", "plot_convergence", "plot_gap_profile", "plot_time_vs_size"]
 
@@ -31,10 +31,10 @@ _STYLES = ("-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))
 
 
 def _pyplot() -> Any:
-    import matplotlib
+    import matplotlib  # matplotlib is heavy and optional: imported only when a figure is drawn
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # after use("Agg"), which must come first
 
     return plt
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from accelsched import registry
 from accelsched.fingerprint import code_fingerprint
 from accelsched.hardware.cost.report import CostReport
 from accelsched.problems.result import Result
@@ -202,7 +203,5 @@ def result_from_dict(data: Mapping[str, Any], solution_from_dict: Any = None) ->
 
 def result_from_record(record: Mapping[str, Any]) -> Result[Any]:
     """The checked ``Result`` of a results line, solution included (via the problem's registry entry)."""
-    from accelsched.registry import get_problem
-
-    problem = get_problem(key_of(record)[0])
+    problem = registry.get_problem(key_of(record)[0])
     return result_from_dict(record["result"], problem.solution_from_dict)

@@ -26,8 +26,6 @@ recorded with status ``ERROR`` and the exception's message, and the sweep goes o
 
 from __future__ import annotations
 
-import datetime
-import functools
 import json
 import math
 import numbers
@@ -40,26 +38,24 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from importlib import metadata
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from accelsched.bench.records import (
-    RECORD_VERSION,
-    Key,
-    RecordWriter,
-    code_fingerprint,
-    key_of,
-    load_records,
-    repair_tail,
-)
-from accelsched.bench.suites import PROBLEM_SUITES, InstanceSpec, ProblemSuites, select
+from accelsched import registry
+from accelsched.bench.cells import Cell, code, error_record, now, run_cell
+from accelsched.bench.dask_executor import require_dask, run_dask
+from accelsched.bench.records import Key, RecordWriter, key_of, load_records, repair_tail
+from accelsched.bench.report import write_report
+from accelsched.bench.suites import PROBLEM_SUITES, ProblemSuites, select
 from accelsched.errors import InputError
 from accelsched.processes import exit_with_parent
 
 __all__ = [
     "RESULTS_FILE",
     "Cell",
+    "Executor",
     "Sweep",
     "SweepOutcome",
     "bench",
@@ -74,47 +70,6 @@ RESULTS_FILE = "results.jsonl"
 SWEEP_FILE = "sweep.json"
 
 OnCell = Callable[["Cell", dict[str, Any]], None]
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One method run of a sweep.
-
-    Parameters
-    ----------
-    problem
-        Registered problem name.
-    instance
-        The instance.
-    method
-        Registered method name.
-    kind
-        The method's kind (``exact``, ``heuristic``, ``baseline``).
-    seeded
-        Whether the method runs once per seed.
-    seed
-        Seed of the run (``SolveOptions.seed``).
-    time_limit_s
-        Time limit of the run, seconds.
-    """
-
-    problem: str
-    instance: InstanceSpec
-    method: str
-    kind: str
-    seeded: bool
-    seed: int
-    time_limit_s: float
-
-    @property
-    def key(self) -> Key:
-        """``(problem, instance id, method, seed, time limit)``."""
-        return (self.problem, self.instance.id, self.method, self.seed, self.time_limit_s)
-
-    def label(self) -> str:
-        """Short text for the progress line."""
-        seed = f" seed {self.seed}" if self.seeded else ""
-        return f"{self.problem} {self.instance.id} {self.method}{seed}"
 
 
 @dataclass(frozen=True)
@@ -150,8 +105,6 @@ def plan(
     InputError
         Unknown suite, problem or method, or a bad time limit / seed count.
     """
-    from accelsched.registry import get_method, get_problem
-
     if time_limit_s is not None and (
         isinstance(time_limit_s, bool) or not isinstance(time_limit_s, numbers.Real) or not 0 < time_limit_s < math.inf
     ):
@@ -163,87 +116,23 @@ def plan(
     limits: dict[str, float] = {}
     counts: dict[str, int] = {}
     for name, entry in chosen.items():
-        get_problem(name)
+        registry.get_problem(name)
         limits[name] = float(time_limit_s) if time_limit_s is not None else entry.time_limit_s
         counts[name] = int(seeds) if seeds is not None else entry.seeds
         for instance in entry.instances:
             for method_plan in entry.methods_of(instance):
-                method = get_method(name, method_plan.name)
+                method = registry.get_method(name, method_plan.name)
                 for seed in range(counts[name] if method_plan.seeded else 1):
                     cells.append(Cell(name, instance, method.name, method.kind, method_plan.seeded, seed, limits[name]))
     return Sweep(suite, tuple(chosen), limits, counts, tuple(cells))
 
 
-# ------------------------------------------------------------------------ one cell
-@functools.cache
-def _worker_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-@functools.cache
-def _code() -> str:
-    return code_fingerprint()
-
-
-def _now() -> str:
-    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
-
-
-def _record(cell: Cell, result: Any, n_layers: int | None, error: str | None, wall_s: float) -> dict[str, Any]:
-    return {
-        "v": RECORD_VERSION,
-        "key": dict(zip(("problem", "instance", "method", "seed", "time_limit_s"), cell.key, strict=True)),
-        "instance": cell.instance.to_dict(),
-        "kind": cell.kind,
-        "seeded": cell.seeded,
-        "n_layers": n_layers,
-        "result": result.to_dict(),
-        "error": error,
-        "wall_s": wall_s,
-        "finished_at": _now(),
-        "worker": _worker_id(),
-        "code": _code(),
-    }
-
-
-def error_record(cell: Cell, message: str, wall_s: float = 0.0, n_layers: int | None = None) -> dict[str, Any]:
-    """The record of a cell that raised (or whose worker died): status ERROR with the message."""
-    from accelsched.problems.result import Result
-    from accelsched.solvers import Status
-
-    result: Result[Any] = Result.no_solution(Status.ERROR, cell.problem, cell.method, message, runtime_s=wall_s)
-    return _record(cell, result, n_layers, message, wall_s)
-
-
-def run_cell(cell: Cell) -> dict[str, Any]:
-    """Build the instance, run the method through ``run_method`` and return the cell's record.
-
-    Never raises on a failing method: any exception becomes an ``ERROR`` record
-    carrying ``TypeName: message``.
-    """
-    from accelsched.hardware import load_accelerator
-    from accelsched.models.registry import load_workload
-    from accelsched.registry import get_method, get_problem, run_method
-    from accelsched.solvers import SolveOptions
-
-    start = time.perf_counter()
-    n_layers: int | None = None
-    try:
-        problem = get_problem(cell.problem)
-        spec = cell.instance
-        workload = load_workload(spec.workload, batch=spec.batch)
-        n_layers = len(workload)
-        instance = problem.make_instance(workload, load_accelerator(spec.hardware), dict(spec.options))
-        options = SolveOptions(time_limit_s=cell.time_limit_s, seed=cell.seed)
-        result = run_method(problem, instance, get_method(cell.problem, cell.method), options)
-    except Exception as exc:
-        return error_record(cell, f"{type(exc).__name__}: {exc}", time.perf_counter() - start, n_layers)
-    return _record(cell, result, n_layers, None, time.perf_counter() - start)
-
-
 # ----------------------------------------------------------------------- executors
 Finished = Iterator[tuple[Cell, dict[str, Any] | None]]
 """``(cell, record)`` as cells finish; the record is None when the cell was lost with its worker."""
+
+Executor = Callable[[Sequence[Cell]], Finished]
+"""Runs cells (typically with :func:`~accelsched.bench.cells.run_cell`) and yields them as they finish."""
 
 
 def _run_inline(cells: Sequence[Cell]) -> Finished:
@@ -258,14 +147,15 @@ def _start_worker(parent: int) -> None:
     exit_with_parent(parent)
 
 
-def _run_processes(cells: Sequence[Cell], workers: int) -> Finished:
+def _run_processes(cells: Sequence[Cell], workers: int, run: Callable[[Cell], dict[str, Any]] = run_cell) -> Finished:
+    """Run ``cells`` on ``workers`` spawned processes, each cell by ``run`` (a picklable, module-level function)."""
     # spawn: a fresh interpreter per worker, never a fork of a process holding solver threads
     pool = ProcessPoolExecutor(
         max_workers=workers, mp_context=get_context("spawn"), initializer=_start_worker, initargs=(os.getpid(),)
     )
     pending: dict[Future[dict[str, Any]], Cell] = {}
     try:
-        pending = {pool.submit(run_cell, cell): cell for cell in cells}
+        pending = {pool.submit(run, cell): cell for cell in cells}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
@@ -288,8 +178,6 @@ def _run_processes(cells: Sequence[Cell], workers: int) -> Finished:
 
 def _executor(cells: Sequence[Cell], workers: int, dask: str | None, dask_processes: bool) -> Finished:
     if dask is not None:
-        from accelsched.bench.dask_executor import run_dask
-
         return run_dask(cells, dask, max(workers, 1), processes=dask_processes)
     if workers == 0:
         return _run_inline(cells)
@@ -388,6 +276,7 @@ def run_sweep(
     retry_errors: bool = False,
     on_cell: OnCell | None = None,
     stream: TextIO | Literal["stderr"] | None = "stderr",
+    executor: Executor | None = None,
 ) -> SweepOutcome:
     """Run the unfinished cells of ``sweep``, appending one line per cell to ``OUT/results.jsonl``.
 
@@ -409,6 +298,9 @@ def run_sweep(
         Called in this process with each cell run by this call and its record.
     stream
         Where the progress line goes (None: nowhere; default ``sys.stderr`` at call time).
+    executor
+        Runs the unfinished cells instead of the executor ``workers`` and ``dask`` select
+        (an application's own scheduler; a test's executor that loses a cell).
 
     Raises
     ------
@@ -420,8 +312,6 @@ def run_sweep(
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
         raise InputError(f"workers must be an integer >= 0, got {workers!r}", "--workers")
     if dask is not None:
-        from accelsched.bench.dask_executor import require_dask
-
         require_dask(dask)
     start = time.perf_counter()
     out = Path(out_dir)
@@ -444,8 +334,13 @@ def run_sweep(
     progress = Progress(len(sweep.cells), len(done), f"bench {sweep.suite}", stream)
     interrupted = False
     ran = lost = 0
-    started = _now()
-    finished = _executor(todo, workers, dask, dask_processes) if todo else iter(())
+    started = now()
+    if not todo:
+        finished: Finished = iter(())
+    elif executor is not None:
+        finished = executor(todo)
+    else:
+        finished = _executor(todo, workers, dask, dask_processes)
     try:
         with RecordWriter(path) as writer:
             for cell, record in finished:
@@ -473,17 +368,15 @@ def run_sweep(
 
 def _warn_other_code(records: Any, stream: TextIO | None) -> None:
     codes = {r.get("code") for r in records}
-    other = codes - {_code()}
+    other = codes - {code()}
     if other and stream is not None:
         count = sum(1 for r in records if r.get("code") in other)
         stream.write(f"note: {count} finished cells were computed by other code (fingerprints {sorted(map(str, other))}"
-                     f", now {_code()}); use a fresh --out to recompute them\n")  # fmt: skip
+                     f", now {code()}); use a fresh --out to recompute them\n")  # fmt: skip
 
 
 def machine_description() -> dict[str, Any]:
     """The machine a sweep ran on: CPU, cores, memory, OS, Python, solver versions, load."""
-    from importlib import metadata
-
     cpu = platform.processor() or platform.machine()
     memory = None
     try:
@@ -508,7 +401,7 @@ def machine_description() -> dict[str, Any]:
         "os": platform.platform(),
         "python": platform.python_version(),
         "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
-        "code": _code(),
+        "code": code(),
         "versions": versions,
     }
 
@@ -547,16 +440,12 @@ def bench(
     0; 130 when interrupted, 1 when cells were lost with a dying worker (the report
     is still written for the cells that finished; running the same command resumes).
     """
-    from accelsched.bench.report import write_report
-
     if stream == "stderr":
         stream = sys.stderr
     if workers is None:
         workers = os.cpu_count() or 1
     sweep = plan(suite, problems, time_limit_s=time_limit_s, seeds=seeds)
     if dask is not None:
-        from accelsched.bench.dask_executor import require_dask
-
         require_dask(dask)
     out_dir = Path(out) if out is not None else Path(f"bench_{suite}")
     if stream is not None:

@@ -11,7 +11,7 @@ Usage::
 never imports Stream. Per preset the hardware goes through
 :func:`accelsched.hardware.stream_export.export_stream` (no fixed dataflows: Stream
 2.1.1 drops them, see there), per workload the network through
-:func:`accelsched.models.onnx_io.to_onnx` with ``flavor="stream"``; ``PY`` then runs
+:func:`accelsched.models.onnx_export.to_onnx` with ``flavor="stream"``; ``PY`` then runs
 ``stream.api.evaluate_mapping(hardware, onnx, out)``: Stream's own mapping
 generator proposes the fused groups and core allocation, and its constraint
 solver allocates each group. Its estimate (the sum of the groups' cycles plus the
@@ -44,7 +44,7 @@ from accelsched.entry import run_entry
 from accelsched.errors import InputError
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.stream_export import export_stream
-from accelsched.models.onnx_io import to_onnx
+from accelsched.models.onnx_export import to_onnx
 from accelsched.models.registry import load_workload
 from accelsched.problems.multicore import PROBLEM, make_instance
 from accelsched.registry import get_method, run_method

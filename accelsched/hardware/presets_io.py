@@ -41,6 +41,7 @@ File format (every key is checked; unknown keys are errors)::
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import tomllib
@@ -97,8 +98,6 @@ def load_accelerator(spec: str | Path) -> Accelerator:
         return _parse(resource.read_text(), f"preset {text_spec}")
     path = Path(text_spec)
     if path.suffix.lower() != ".toml":
-        import difflib
-
         close = difflib.get_close_matches(text_spec, preset_names(), n=3)
         hint = f"did you mean {', '.join(close)}? " if close else ""
         raise InputError(

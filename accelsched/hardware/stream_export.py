@@ -2,7 +2,7 @@
 
 :func:`export_stream` writes one *accelerator file* and one *core file* per core
 type, the two-layer hardware input that Stream reads, so that a case solved here
-can be run in Stream too (the workload goes through :func:`accelsched.models.onnx_io.to_onnx`).
+can be run in Stream too (the workload goes through :func:`accelsched.models.onnx_export.to_onnx`).
 
 Format followed
 ---------------
@@ -80,7 +80,7 @@ Stream's own examples do; ``dataflows=True`` writes the preset's unrolling for a
 Stream that names loops. The array sizes and memories are the same either way.
 
 Running the case in Stream: export the workload with
-``accelsched.models.onnx_io.to_onnx(workload, "net.onnx", flavor="stream")`` and the
+``accelsched.models.onnx_export.to_onnx(workload, "net.onnx", flavor="stream")`` and the
 preset with :func:`export_stream`, then in a Python 3.12 environment with
 ``pip install stream-dse==2.1.1 six``::
 

@@ -17,6 +17,7 @@ from typing import Generic, Protocol, TypeVar
 
 import numpy as np
 
+from accelsched.heuristics.checks import require_int, require_positive
 from accelsched.heuristics.stopping import StoppingCriterion
 
 __all__ = [
@@ -39,12 +40,6 @@ class Schedule(Protocol):
         ...
 
 
-def _positive(owner: str, name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{owner}: field {name} must be a finite number > 0, got {value!r}")
-    return float(value)
-
-
 @dataclass(frozen=True)
 class GeometricSchedule:
     """``T_n = t0 * rate ** n``.
@@ -61,8 +56,8 @@ class GeometricSchedule:
     rate: float
 
     def __post_init__(self) -> None:
-        _positive("GeometricSchedule", "t0", self.t0)
-        _positive("GeometricSchedule", "rate", self.rate)
+        require_positive("GeometricSchedule", "t0", self.t0)
+        require_positive("GeometricSchedule", "rate", self.rate)
         if self.rate > 1:
             raise ValueError(f"GeometricSchedule: field rate must be in (0, 1], got {self.rate!r}")
 
@@ -90,11 +85,10 @@ class HyperbolicSchedule:
     horizon: int
 
     def __post_init__(self) -> None:
-        _positive("HyperbolicSchedule", "t0", self.t0)
+        require_positive("HyperbolicSchedule", "t0", self.t0)
         if isinstance(self.alpha, bool) or not isinstance(self.alpha, int | float) or not self.alpha >= 0:
             raise ValueError(f"HyperbolicSchedule: field alpha must be a number >= 0, got {self.alpha!r}")
-        if isinstance(self.horizon, bool) or not isinstance(self.horizon, int) or self.horizon < 1:
-            raise ValueError(f"HyperbolicSchedule: field horizon must be an integer >= 1, got {self.horizon!r}")
+        require_int("HyperbolicSchedule", "horizon", self.horizon, 1)
 
     def __call__(self, iteration: int) -> float:
         """The temperature of ``iteration``."""

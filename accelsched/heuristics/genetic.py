@@ -10,17 +10,19 @@ population with children: two tournament winners are crossed with probability
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 import numpy as np
 
+from accelsched.heuristics.checks import require_fraction, require_int
 from accelsched.heuristics.stopping import AnyOf, MaxIterations, StoppingCriterion
 
-__all__ = ["EvolutionOutcome", "GAOperators", "GAParams", "evolve"]
+__all__ = ["EvolutionOutcome", "GAOperators", "GAParams", "Variation", "breed", "check_breeding_fields", "evolve"]
 
 G = TypeVar("G")
 
@@ -53,18 +55,70 @@ class GAParams:
     elites: int = 10
 
     def __post_init__(self) -> None:
-        for name, low in (("population_size", 2), ("generations", 0), ("tournament_size", 1), ("elites", 0)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"GAParams: field {name} must be an integer >= {low}, got {value!r}")
+        check_breeding_fields("GAParams", self)
+        for name, low in (("tournament_size", 1), ("elites", 0)):
+            require_int("GAParams", name, getattr(self, name), low)
         if self.elites >= self.population_size:
             raise ValueError(
                 f"GAParams: field elites must be below population_size={self.population_size}, got {self.elites!r}"
             )
-        for name in ("crossover_rate", "mutation_rate"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-                raise ValueError(f"GAParams: field {name} must be a number in [0, 1], got {value!r}")
+
+
+class _BreedingFields(Protocol):
+    @property
+    def population_size(self) -> int: ...
+    @property
+    def generations(self) -> int: ...
+    @property
+    def crossover_rate(self) -> float: ...
+    @property
+    def mutation_rate(self) -> float: ...
+
+
+def check_breeding_fields(owner: str, params: _BreedingFields) -> None:
+    """Check the fields every evolutionary loop has (GA, NSGA-II): ``population_size`` >= 2,
+    ``generations`` >= 0, ``crossover_rate`` and ``mutation_rate`` in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        Naming ``owner``, the field and its value.
+    """
+    for name, low in (("population_size", 2), ("generations", 0)):
+        require_int(owner, name, getattr(params, name), low)
+    for name in ("crossover_rate", "mutation_rate"):
+        require_fraction(owner, name, getattr(params, name))
+
+
+class Variation(Protocol[G]):
+    """The variation operators of a genome type (both :class:`GAOperators` and NSGA-II's have them)."""
+
+    @property
+    def crossover(self) -> Callable[[G, G, np.random.Generator], G]:
+        """``crossover(a, b, rng) -> child``."""
+        ...
+
+    @property
+    def mutate(self) -> Callable[[G, np.random.Generator], G]:
+        """``mutate(genome, rng) -> genome``."""
+        ...
+
+
+def breed(
+    pick: Callable[[], G], operators: Variation[G], params: _BreedingFields, rng: np.random.Generator
+) -> G:
+    """One child: ``pick()`` a parent; with probability ``crossover_rate`` cross it with a second
+    ``pick()``; then mutate it with probability ``mutation_rate``.
+
+    The draws happen in this order (parent, crossover coin, second parent, mutation coin), so
+    that a seeded run is reproducible.
+    """
+    child = pick()
+    if rng.random() < params.crossover_rate:
+        child = operators.crossover(child, pick(), rng)
+    if rng.random() < params.mutation_rate:
+        child = operators.mutate(child, rng)
+    return child
 
 
 @dataclass(frozen=True)
@@ -192,14 +246,9 @@ def evolve(
     while not criterion(best_fitness):
         generation += 1
         children = [genome for genome, _ in population[: params.elites]]
+        pick = functools.partial(_tournament, population, params.tournament_size, rng)
         while len(children) < params.population_size:
-            child = _tournament(population, params.tournament_size, rng)
-            if rng.random() < params.crossover_rate:
-                other = _tournament(population, params.tournament_size, rng)
-                child = operators.crossover(child, other, rng)
-            if rng.random() < params.mutation_rate:
-                child = operators.mutate(child, rng)
-            children.append(child)
+            children.append(breed(pick, operators, params, rng))
         population = sorted(((g, evaluate(g)) for g in children), key=lambda item: item[1])
         now = max(history[-1][1], clock() - start)
         if population[0][1] < best_fitness:

@@ -25,6 +25,7 @@ no new non-dominated point was found.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable, Hashable, Sequence
@@ -34,6 +35,7 @@ from typing import Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from accelsched.heuristics.genetic import breed, check_breeding_fields
 from accelsched.heuristics.stopping import AnyOf, MaxIterations, StoppingCriterion
 
 __all__ = [
@@ -75,14 +77,7 @@ class NSGA2Params:
     mutation_rate: float = 0.5
 
     def __post_init__(self) -> None:
-        for name, low in (("population_size", 2), ("generations", 0)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"NSGA2Params: field {name} must be an integer >= {low}, got {value!r}")
-        for name in ("crossover_rate", "mutation_rate"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-                raise ValueError(f"NSGA2Params: field {name} must be a number in [0, 1], got {value!r}")
+        check_breeding_fields("NSGA2Params", self)
 
 
 @dataclass(frozen=True)
@@ -333,6 +328,13 @@ def _tournament(ranks: list[int], crowds: list[float], rng: np.random.Generator)
     return i if (ranks[i], -crowds[i]) <= (ranks[j], -crowds[j]) else j
 
 
+def _parent(
+    population: Sequence[tuple[G, Objectives]], ranks: list[int], crowds: list[float], rng: np.random.Generator
+) -> G:
+    """The genome of a binary-tournament winner of ``population``."""
+    return population[_tournament(ranks, crowds, rng)][0]
+
+
 def nsga2(
     operators: NSGA2Operators[G],
     params: NSGA2Params,
@@ -391,15 +393,8 @@ def nsga2(
     generation = 0
     while not criterion(-float(_archive(run).insertions)):
         generation += 1
-        children = []
-        for _ in range(size):
-            child = population[_tournament(ranks, crowds, rng)][0]
-            if rng.random() < params.crossover_rate:
-                other = population[_tournament(ranks, crowds, rng)][0]
-                child = operators.crossover(child, other, rng)
-            if rng.random() < params.mutation_rate:
-                child = operators.mutate(child, rng)
-            children.append(child)
+        pick = functools.partial(_parent, population, ranks, crowds, rng)
+        children = [breed(pick, operators, params, rng) for _ in range(size)]
         pool = run.distinct([g for g, _ in population] + children)
         values = np.array([run.evaluate(g) for g in pool])
         order, ranks, crowds = _survivors(values, size)

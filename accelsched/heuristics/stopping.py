@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from accelsched.heuristics.checks import require_int, require_positive
+
 __all__ = ["AnyOf", "MaxIterations", "MaxRuntime", "NoImprovement", "StoppingCriterion"]
 
 
@@ -22,12 +24,6 @@ class StoppingCriterion(Protocol):
     def __call__(self, best_cost: float) -> bool:
         """Whether to stop, given the best objective so far."""
         ...
-
-
-def _count(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
-    return value
 
 
 class MaxIterations:
@@ -40,7 +36,7 @@ class MaxIterations:
     """
 
     def __init__(self, max_iterations: int) -> None:
-        self.max_iterations = _count("MaxIterations: field max_iterations", max_iterations)
+        self.max_iterations = require_int("MaxIterations", "max_iterations", max_iterations, 0)
         self.calls = 0
 
     def __call__(self, best_cost: float) -> bool:
@@ -65,11 +61,7 @@ class MaxRuntime:
     def __init__(
         self, max_runtime_s: float, clock: Callable[[], float] = time.perf_counter, start: float | None = None
     ) -> None:
-        if isinstance(max_runtime_s, bool) or not isinstance(max_runtime_s, int | float):
-            raise ValueError(f"MaxRuntime: field max_runtime_s must be a number, got {max_runtime_s!r}")
-        if not math.isfinite(max_runtime_s) or max_runtime_s <= 0:
-            raise ValueError(f"MaxRuntime: field max_runtime_s must be a finite number > 0, got {max_runtime_s!r}")
-        self.max_runtime_s = float(max_runtime_s)
+        self.max_runtime_s = require_positive("MaxRuntime", "max_runtime_s", max_runtime_s)
         self.clock = clock
         self.start = clock() if start is None else start
 
@@ -88,7 +80,7 @@ class NoImprovement:
     """
 
     def __init__(self, max_iterations: int) -> None:
-        self.max_iterations = _count("NoImprovement: field max_iterations", max_iterations)
+        self.max_iterations = require_int("NoImprovement", "max_iterations", max_iterations, 0)
         if self.max_iterations < 1:
             raise ValueError(f"NoImprovement: field max_iterations must be >= 1, got {max_iterations!r}")
         self.best = math.inf

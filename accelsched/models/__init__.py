@@ -9,8 +9,12 @@ __all__ = ["LOOP_DIMS", "Layer", "NetBuilder", "OpKind", "Tensor", "Workload", "
 
 def __getattr__(name: str) -> object:
     """Import the ONNX front end lazily (``import onnx`` takes a while)."""
-    if name in ("load_onnx", "to_onnx"):
-        from accelsched.models import onnx_io
+    if name == "load_onnx":
+        from accelsched.models.onnx_import import load_onnx  # onnx is heavy: imported on first use
 
-        return getattr(onnx_io, name)
+        return load_onnx
+    if name == "to_onnx":
+        from accelsched.models.onnx_export import to_onnx  # onnx is heavy: imported on first use
+
+        return to_onnx
     raise AttributeError(f"module 'accelsched.models' has no attribute {name!r}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from accelsched.models.layer import Layer, OpKind, conv_output_size, effective_padding
 from accelsched.models.workload import Workload
@@ -97,6 +97,23 @@ class NetBuilder:
         self._layers.append(layer)
         return Tensor((layer.name,), channels, layer.OY, layer.OX)
 
+    def _make(
+        self, name: str | None, prefix: str, kind: OpKind, inputs: tuple[str, ...], channels: int, **dims: Any
+    ) -> Tensor:
+        """Add a layer of ``kind`` with the builder's batch and precisions; its output has ``channels``."""
+        layer = Layer(
+            name=self._name(name, prefix),
+            kind=kind,
+            B=self.batch,
+            input_bits=self.bits,
+            weight_bits=self.bits,
+            output_bits=self.bits,
+            psum_bits=self.psum_bits,
+            inputs=inputs,
+            **dims,
+        )
+        return self._add(layer, channels)
+
     @staticmethod
     def _pads(pad: Pad, fy: int, fx: int, dy: int = 1, dx: int = 1) -> tuple[int, int, int, int]:
         if pad == "valid":
@@ -169,9 +186,12 @@ class NetBuilder:
                 f"network {self.name!r}: {groups} groups do not divide {x.channels} -> {out_channels} channels"
             )
         oy, ox, pads = self._window(x, fy, fx, sy, sx, pad, dy, dx)
-        layer = Layer(
-            name=self._name(name, "conv"),
-            kind=OpKind.CONV,
+        return self._make(
+            name,
+            "conv",
+            OpKind.CONV,
+            x.producers,
+            out_channels,
             K=out_channels // groups,
             C=x.channels // groups,
             G=groups,
@@ -179,19 +199,12 @@ class NetBuilder:
             OX=ox,
             FY=fy,
             FX=fx,
-            B=self.batch,
             stride_y=sy,
             stride_x=sx,
             dilation_y=dy,
             dilation_x=dx,
             padding=pads,
-            input_bits=self.bits,
-            weight_bits=self.bits,
-            output_bits=self.bits,
-            psum_bits=self.psum_bits,
-            inputs=x.producers,
         )
-        return self._add(layer, out_channels)
 
     def dwconv(self, x: Tensor, kernel: int, *, stride: int = 1, pad: Pad = "same", name: str | None = None) -> Tensor:
         """Depthwise convolution (one filter per channel)."""
@@ -221,9 +234,12 @@ class NetBuilder:
             stride = (fy, fx)
         sy, sx = (stride, stride) if isinstance(stride, int) else stride
         oy, ox, pads = self._window(x, fy, fx, sy, sx, pad, ceil_mode=ceil_mode)
-        layer = Layer(
-            name=self._name(name, "pool"),
-            kind=OpKind.POOL,
+        return self._make(
+            name,
+            "pool",
+            OpKind.POOL,
+            x.producers,
+            x.channels,
             K=1,
             C=1,
             G=x.channels,
@@ -231,17 +247,10 @@ class NetBuilder:
             OX=ox,
             FY=fy,
             FX=fx,
-            B=self.batch,
             stride_y=sy,
             stride_x=sx,
             padding=pads,
-            input_bits=self.bits,
-            weight_bits=self.bits,
-            output_bits=self.bits,
-            psum_bits=self.psum_bits,
-            inputs=x.producers,
         )
-        return self._add(layer, x.channels)
 
     def global_pool(self, x: Tensor, *, name: str | None = None) -> Tensor:
         """Global average pooling to 1x1."""
@@ -255,21 +264,17 @@ class NetBuilder:
         convolution whose window covers the whole map.
         """
         if x.height == 1:
-            layer = Layer(
-                name=self._name(name, "fc"),
-                kind=OpKind.FC,
+            return self._make(
+                name,
+                "fc",
+                OpKind.FC,
+                x.producers,
+                out_features,
                 K=out_features,
                 C=x.channels,
                 OY=1,
                 OX=x.width,
-                B=self.batch,
-                input_bits=self.bits,
-                weight_bits=self.bits,
-                output_bits=self.bits,
-                psum_bits=self.psum_bits,
-                inputs=x.producers,
             )
-            return self._add(layer, out_features)
         return self.conv(x, out_features, (x.height, x.width), name=name or self._fresh("fc"))
 
     def add(self, *xs: Tensor, name: str | None = None) -> Tensor:
@@ -316,22 +321,18 @@ class NetBuilder:
         """
         if len(x.producers) != 1 or len(gate.producers) != 1:
             raise ValueError(f"network {self.name!r}: broadcast_mul needs single-layer operands")
-        layer = Layer(
-            name=self._name(name, "scale"),
-            kind=OpKind.ELTWISE,
+        return self._make(
+            name,
+            "scale",
+            OpKind.ELTWISE,
+            (x.producers[0], gate.producers[0]),
+            x.channels,
             K=1,
             C=1,
             G=x.channels,
             OY=x.height,
             OX=x.width,
-            B=self.batch,
-            input_bits=self.bits,
-            weight_bits=self.bits,
-            output_bits=self.bits,
-            psum_bits=self.psum_bits,
-            inputs=(x.producers[0], gate.producers[0]),
         )
-        return self._add(layer, x.channels)
 
     def matmul(
         self, a: Tensor, b: Tensor, *, heads: int, rows: int, inner: int, cols: int, name: str | None = None
@@ -345,22 +346,18 @@ class NetBuilder:
         for t in (a, b):
             if len(t.producers) != 1:
                 raise ValueError(f"network {self.name!r}: a matmul operand must be one layer's output")
-        layer = Layer(
-            name=self._name(name, "matmul"),
-            kind=OpKind.MATMUL,
+        return self._make(
+            name,
+            "matmul",
+            OpKind.MATMUL,
+            (a.producers[0], b.producers[0]),
+            heads * cols,
             K=cols,
             C=inner,
             G=heads,
             OY=1,
             OX=rows,
-            B=self.batch,
-            input_bits=self.bits,
-            weight_bits=self.bits,
-            output_bits=self.bits,
-            psum_bits=self.psum_bits,
-            inputs=(a.producers[0], b.producers[0]),
         )
-        return self._add(layer, heads * cols)
 
     @staticmethod
     def concat(*xs: Tensor) -> Tensor:

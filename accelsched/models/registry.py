@@ -37,7 +37,7 @@ def load_workload(spec: str | Path, *, batch: int = 1) -> Workload:
     path = Path(text)
     suffix = path.suffix.lower()
     if suffix == ".onnx":
-        from accelsched.models.onnx_io import load_onnx
+        from accelsched.models.onnx_import import load_onnx  # onnx is heavy: imported only for an .onnx file
 
         return load_onnx(path, batch=batch)
     if suffix == ".json":

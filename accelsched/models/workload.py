@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -250,8 +251,6 @@ class Workload:
 
 def _topological(name: str, layers: tuple[Layer, ...]) -> tuple[Layer, ...]:
     """Kahn's algorithm, always taking the earliest given layer that is ready."""
-    import heapq
-
     position = {layer.name: i for i, layer in enumerate(layers)}
     indegree = {layer.name: len(layer.inputs) for layer in layers}
     consumers: dict[str, list[str]] = {layer.name: [] for layer in layers}

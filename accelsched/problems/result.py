@@ -16,7 +16,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from accelsched.errors import AccelschedError
 from accelsched.hardware.cost.report import CostReport
-from accelsched.solvers.stats import GAP_TINY, SolveStats, relative_gap
+from accelsched.solvers.stats import GAP_TINY, SolveStats, status_gap
 from accelsched.solvers.status import Status
 
 __all__ = ["ObjectiveMismatch", "Result", "verify_objective"]
@@ -227,9 +227,7 @@ class Result(Generic[SolutionT]):
         0 when the status is OPTIMAL (optimality is proven, within the requested
         ``rel_gap``); None when the objective or the bound is missing.
         """
-        if self.status is Status.OPTIMAL:
-            return 0.0
-        return relative_gap(self.objective, self.bound)
+        return status_gap(self.status, self.objective, self.bound)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-compatible form; the keys of the CLI's ``--json`` output come first.

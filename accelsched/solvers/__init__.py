@@ -25,10 +25,10 @@ from accelsched.solvers.linear import (
     solve,
 )
 from accelsched.solvers.options import SolveOptions
-from accelsched.solvers.stats import GAP_TINY, SolveStats, relative_gap
+from accelsched.solvers.stats import GAP_TINY, SolveStats, relative_gap, status_gap
 from accelsched.solvers.status import Outcome, Status, map_status, pulp_status
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # OR-Tools is heavy: cpsat is imported on first use (``__getattr__``)
     from accelsched.solvers.cpsat import CpSatSolution, TraceCallback, solve_cpsat
 
 __all__ = [
@@ -56,6 +56,7 @@ __all__ = [
     "relative_gap",
     "solve",
     "solve_cpsat",
+    "status_gap",
 ]
 
 _LAZY = {"CpSatSolution", "TraceCallback", "solve_cpsat"}
@@ -63,7 +64,7 @@ _LAZY = {"CpSatSolution", "TraceCallback", "solve_cpsat"}
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from accelsched.solvers import cpsat
+        from accelsched.solvers import cpsat  # OR-Tools is heavy: imported when CP-SAT is first used
 
         return getattr(cpsat, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

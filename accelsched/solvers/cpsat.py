@@ -20,7 +20,7 @@ from typing import Any, Literal
 from ortools.sat.python import cp_model
 
 from accelsched.solvers.options import SolveOptions
-from accelsched.solvers.stats import SolveStats, relative_gap
+from accelsched.solvers.stats import SolveStats, status_gap
 from accelsched.solvers.status import CPSAT_STATUS, Status, map_status
 
 __all__ = ["CpSatSolution", "TraceCallback", "solve_cpsat"]
@@ -123,9 +123,7 @@ class CpSatSolution:
     @property
     def gap(self) -> float | None:
         """Relative gap between objective and bound; 0 when OPTIMAL, None when either is missing."""
-        if self.status is Status.OPTIMAL:
-            return 0.0
-        return relative_gap(self.objective, self.bound)
+        return status_gap(self.status, self.objective, self.bound)
 
     @property
     def stats(self) -> SolveStats:
@@ -156,7 +154,8 @@ def solve_cpsat(
         The model, objective included.
     options
         ``max_time_in_seconds``, ``num_workers``, ``relative_gap_limit``, ``random_seed``,
-        ``log_search_progress``, ``cp_model_presolve``; ``SolveOptions()`` when omitted.
+        ``log_search_progress``, ``cp_model_presolve``, ``max_deterministic_time``
+        (``work_limit``); ``SolveOptions()`` when omitted.
     hints
         Warm start: a value for (some of) the integer / Boolean variables. When given,
         the model's previous hints are replaced (``clear_hints`` then ``add_hint``).
@@ -191,6 +190,8 @@ def solve_cpsat(
     params.random_seed = opts.seed
     params.log_search_progress = opts.log
     params.cp_model_presolve = opts.presolve
+    if opts.work_limit is not None:
+        params.max_deterministic_time = opts.work_limit
     callback = TraceCallback(objective_scale, maximize=sense == "max")
     start = time.perf_counter()
     native = solver.solve(model, callback)

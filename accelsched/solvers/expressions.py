@@ -13,19 +13,17 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypeAlias, TypeGuard
+from typing import Literal, Protocol, TypeAlias, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
-
-if TYPE_CHECKING:
-    from accelsched.solvers.linear import LinearModel
 
 __all__ = [
     "Constraint",
     "FloatArray",
     "IntArray",
     "LinExpr",
+    "ModelColumns",
     "PointValues",
     "RowSense",
     "Sense",
@@ -40,6 +38,30 @@ FloatArray: TypeAlias = npt.NDArray[np.float64]
 IntArray: TypeAlias = npt.NDArray[np.int64]
 
 _SMALL_ROW = 64  # rows up to this many terms are merged with a dict, longer ones with numpy
+
+
+class ModelColumns(Protocol):
+    """The column store a :class:`Var` and a :class:`VarValues` read: what they need of the model.
+
+    :class:`~accelsched.solvers.linear.LinearModel` is the one implementation; naming
+    this protocol here, rather than the model class, keeps expressions below the model.
+    """
+
+    name: str
+    _vars: list[Var]
+    _by_name: dict[str, Var]
+    _col_lower: list[float]
+    _col_upper: list[float]
+    _col_integer: list[bool]
+
+    @property
+    def num_vars(self) -> int:
+        """Number of variables."""
+        ...
+
+    def _column(self, key: Var | str) -> int:
+        """Column of a variable given by itself or by name."""
+        ...
 
 
 def _is_number(value: object) -> TypeGuard[numbers.Real]:
@@ -125,7 +147,8 @@ def _compare(a: _Operand, b: object, sense: RowSense) -> Constraint:
 
 
 class Var(_Operand):
-    """A decision variable of one :class:`LinearModel`; create it with :meth:`LinearModel.add_var`.
+    """A decision variable of one :class:`~accelsched.solvers.linear.LinearModel`; create it with
+    :meth:`~accelsched.solvers.linear.LinearModel.add_var`.
 
     Variables compare by identity (``hash``) and build :class:`LinExpr` with ``+ - *``
     and :class:`Constraint` with ``<= >= ==``.
@@ -142,13 +165,13 @@ class Var(_Operand):
 
     __hash__ = object.__hash__
 
-    def __init__(self, model: LinearModel, index: int, name: str) -> None:
+    def __init__(self, model: ModelColumns, index: int, name: str) -> None:
         self._model = model
         self.index = index
         self.name = name
 
     @property
-    def model(self) -> LinearModel:
+    def model(self) -> ModelColumns:
         """The model the variable belongs to."""
         return self._model
 
@@ -185,7 +208,7 @@ class _Flat:
     idx: Sequence[int] | IntArray
     coef: Sequence[float] | FloatArray
     const: float
-    model: LinearModel | None
+    model: ModelColumns | None
 
 
 class LinExpr(_Operand):
@@ -252,7 +275,7 @@ class LinExpr(_Operand):
         chunks_idx: list[IntArray] = []
         chunks_coef: list[FloatArray] = []
         const = 0.0
-        model: LinearModel | None = None
+        model: ModelColumns | None = None
         stack: list[_Part] = [(1.0, self)]
         while stack:
             scale, item = stack.pop()
@@ -393,7 +416,7 @@ class Constraint:
     """A linear constraint ``body <sense> 0``, made by comparing expressions (``<=, >=, ==``).
 
     It has no truth value (so that ``0 <= x <= 1`` or ``if x == y`` fail loudly);
-    add it to a model with :meth:`LinearModel.add`.
+    add it to a model with :meth:`~accelsched.solvers.linear.LinearModel.add`.
 
     Attributes
     ----------
@@ -430,7 +453,7 @@ class VarValues(Mapping[Var | str, float]):
         One value per column.
     """
 
-    def __init__(self, model: LinearModel, x: npt.ArrayLike) -> None:
+    def __init__(self, model: ModelColumns, x: npt.ArrayLike) -> None:
         self._model = model
         self._x = np.asarray(x, dtype=np.float64).copy()
         self._x.setflags(write=False)

@@ -46,8 +46,9 @@ def ensure_highs_threads(threads: int) -> None:
 def apply_highs_options(h: highspy.Highs, options: SolveOptions) -> None:
     """Set the HiGHS options of :class:`SolveOptions` on a solver instance.
 
-    ``time_limit``, ``threads``, ``mip_rel_gap``, ``random_seed``, ``output_flag`` and
-    ``presolve`` (``"off"`` when ``options.presolve`` is False, else HiGHS' default).
+    ``time_limit``, ``threads``, ``mip_rel_gap``, ``random_seed``, ``output_flag``,
+    ``presolve`` (``"off"`` when ``options.presolve`` is False, else HiGHS' default) and
+    ``mip_max_nodes`` (when ``options.node_limit`` is set).
     """
     h.setOptionValue("output_flag", options.log)
     h.setOptionValue("log_to_console", options.log)
@@ -58,6 +59,8 @@ def apply_highs_options(h: highspy.Highs, options: SolveOptions) -> None:
     h.setOptionValue("random_seed", options.seed)
     if not options.presolve:
         h.setOptionValue("presolve", "off")
+    if options.node_limit is not None:
+        h.setOptionValue("mip_max_nodes", options.node_limit)
 
 
 def _highs_lp(mat: MatrixForm) -> highspy.HighsLp:

@@ -44,7 +44,7 @@ from accelsched.solvers.expressions import (
     quicksum,
 )
 from accelsched.solvers.options import SolveOptions
-from accelsched.solvers.stats import SolveStats, relative_gap
+from accelsched.solvers.stats import SolveStats, status_gap
 from accelsched.solvers.status import Status
 
 __all__ = [
@@ -491,9 +491,7 @@ class LinearSolution:
     @property
     def gap(self) -> float | None:
         """Relative gap between objective and bound; 0 when OPTIMAL, None when either is missing."""
-        if self.status is Status.OPTIMAL:
-            return 0.0
-        return relative_gap(self.objective, self.bound)
+        return status_gap(self.status, self.objective, self.bound)
 
     @property
     def stats(self) -> SolveStats:

@@ -26,6 +26,8 @@ class SolveOptions:
     seed            random_seed             random_seed    ``randomCbcSeed``  options ``random_seed``
     log             log_search_progress     output_flag    msg               ``tee``
     presolve        cp_model_presolve       presolve       presolve          options ``presolve``
+    node_limit      (ignored)               mip_max_nodes  ``maxNodes``      options ``mip_max_nodes``
+    work_limit      max_deterministic_time  (ignored)      (ignored)         (ignored)
     ==============  ======================  =============  ================  ==========================
 
     Parameters
@@ -46,9 +48,18 @@ class SolveOptions:
     presolve
         Let the solver presolve the model (its default); False switches presolve off
         (``"off"`` for HiGHS, ``-presolve off`` for CBC, ``cp_model_presolve`` for
-        CP-SAT). Some models solve much faster without it: set-partitioning models
-        with tens of thousands of columns spend minutes in HiGHS' probing, and CP-SAT's
-        presolve can weaken the objective bound of its linear relaxation.
+        CP-SAT). Some models solve faster without it: set-partitioning models with
+        many columns can spend most of the solve in HiGHS' probing, and CP-SAT's presolve
+        can weaken the objective bound of its linear relaxation.
+    node_limit
+        Branch-and-bound nodes after which a MIP search stops with what it has (status
+        FEASIBLE or TIME_LIMIT_NO_SOLUTION), >= 0, or None for no limit; 0 stops before
+        the search, so a MIP start comes back as the answer. CP-SAT has no node count
+        and ignores it. Unlike the time limit, it does not depend on the machine's speed.
+    work_limit
+        CP-SAT's deterministic time limit (``max_deterministic_time``: work units of
+        about a second each, the same on every machine), > 0, or None for no limit; the
+        linear backends ignore it.
 
     Raises
     ------
@@ -62,6 +73,8 @@ class SolveOptions:
     seed: int = 0
     log: bool = False
     presolve: bool = True
+    node_limit: int | None = None
+    work_limit: float | None = None
 
     def __post_init__(self) -> None:
         limit = self.time_limit_s
@@ -77,11 +90,20 @@ class SolveOptions:
             _bad("log", self.log, "True or False")
         if not isinstance(self.presolve, bool):
             _bad("presolve", self.presolve, "True or False")
+        if self.node_limit is not None and (not _is_int(self.node_limit) or self.node_limit < 0):
+            _bad("node_limit", self.node_limit, "an integer >= 0 or None")
+        work = self.work_limit
+        if work is not None and (not _is_real(work) or not math.isfinite(work) or work <= 0):
+            _bad("work_limit", work, "a positive finite number or None")
         if limit is not None:
             object.__setattr__(self, "time_limit_s", float(limit))
         object.__setattr__(self, "rel_gap", float(self.rel_gap))
         object.__setattr__(self, "threads", int(self.threads))
         object.__setattr__(self, "seed", int(self.seed))
+        if self.node_limit is not None:
+            object.__setattr__(self, "node_limit", int(self.node_limit))
+        if work is not None:
+            object.__setattr__(self, "work_limit", float(work))
 
 
 def _is_real(value: Any) -> bool:

@@ -43,6 +43,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+import highspy
 import numpy as np
 import pulp
 
@@ -124,6 +125,8 @@ def _cbc_command(options: SolveOptions, time_limit: float | None, warm: bool, lo
     cbc_options = list(extra)
     if options.seed > 0:
         cbc_options.append(f"randomCbcSeed {options.seed}")
+    if options.node_limit is not None:
+        cbc_options.append(f"maxNodes {options.node_limit}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         return pulp.PULP_CBC_CMD(
@@ -169,7 +172,8 @@ def solve_pulp_cbc(model: LinearModel, options: SolveOptions, warm_start: WarmSt
         The model.
     options
         ``timeLimit``, ``gapRel``, ``threads`` (only when > 1), ``randomCbcSeed`` (seed >= 1),
-        ``msg`` (the log is printed after the solve), ``presolve`` (``-presolve off`` when False).
+        ``msg`` (the log is printed after the solve), ``presolve`` (``-presolve off`` when False),
+        ``maxNodes`` (``node_limit``).
     warm_start
         MIP start written as CBC's ``-mips`` file (``warmStart=True``); PuLP writes 0 for
         the variables a partial start leaves out.
@@ -259,8 +263,6 @@ class _HiGHSWithStart(pulp.HiGHS):
 
 
 def _highs_has_solution(lp: pulp.LpProblem) -> bool:
-    import highspy
-
     return bool(lp.solverModel.getInfo().primal_solution_status == highspy.kSolutionStatusFeasible)
 
 
@@ -272,7 +274,8 @@ def solve_pulp_highs(model: LinearModel, options: SolveOptions, warm_start: Warm
     model
         The model.
     options
-        ``timeLimit``, ``gapRel``, ``threads``, ``msg`` and HiGHS' ``random_seed`` and ``presolve``.
+        ``timeLimit``, ``gapRel``, ``threads``, ``msg`` and HiGHS' ``random_seed``, ``presolve`` and
+        ``mip_max_nodes`` (``node_limit``).
     warm_start
         MIP start, given to HiGHS with ``setSolution`` (added by this module; PuLP has none).
 
@@ -293,6 +296,7 @@ def solve_pulp_highs(model: LinearModel, options: SolveOptions, warm_start: Warm
         threads=options.threads,
         random_seed=options.seed,
         **({} if options.presolve else {"presolve": "off"}),
+        **({} if options.node_limit is None else {"mip_max_nodes": options.node_limit}),
     )
     ensure_highs_threads(options.threads)
     prob.solve(solver)

@@ -81,7 +81,8 @@ def solve_pyomo_highs(model: LinearModel, options: SolveOptions, warm_start: War
         The model.
     options
         ``solve(timelimit=...)``, ``tee`` for the log, and the HiGHS options
-        ``mip_rel_gap``, ``threads``, ``random_seed`` (and ``presolve="off"`` when False).
+        ``mip_rel_gap``, ``threads``, ``random_seed`` (and ``presolve="off"`` when False,
+        ``mip_max_nodes`` when ``node_limit`` is set).
     warm_start
         MIP start: the variables' values before a ``warmstart=True`` solve.
 
@@ -109,6 +110,7 @@ def solve_pyomo_highs(model: LinearModel, options: SolveOptions, warm_start: War
             "threads": options.threads,
             "random_seed": options.seed,
             **({} if options.presolve else {"presolve": "off"}),
+            **({} if options.node_limit is None else {"mip_max_nodes": options.node_limit}),
         },
     )
     termination = results.solver.termination_condition

@@ -9,7 +9,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["GAP_TINY", "SolveStats", "relative_gap"]
+from accelsched.solvers.status import Status
+
+__all__ = ["GAP_TINY", "SolveStats", "relative_gap", "status_gap"]
 
 GAP_TINY = 1e-9
 """Floor of the denominator of the relative gap, so that a zero objective gives a finite gap."""
@@ -33,6 +35,14 @@ def relative_gap(objective: float | None, bound: float | None) -> float | None:
     if objective is None or bound is None:
         return None
     return abs(objective - bound) / max(abs(objective), GAP_TINY)
+
+
+def status_gap(status: Status, objective: float | None, bound: float | None) -> float | None:
+    """The gap a solve reports: 0 when ``status`` is OPTIMAL (optimality is proven, within the
+    requested ``rel_gap``), else :func:`relative_gap` of ``objective`` and ``bound``."""
+    if status is Status.OPTIMAL:
+        return 0.0
+    return relative_gap(objective, bound)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from accelsched.bench.report import method_stats, reference, render_markdown, summarize, write_report
+from accelsched.bench.report import render_markdown, write_report
+from accelsched.bench.summary import method_stats, reference, summarize
 
 
 def rec(

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from accelsched.bench import runner
+from accelsched.bench.cells import run_cell
 from accelsched.bench.records import load_records, result_from_record
 from accelsched.bench.runner import RESULTS_FILE, Cell, plan, run_sweep
 from accelsched.bench.suites import InstanceSpec, MethodPlan, ProblemSuites, Suite
 from accelsched.errors import InfeasibleSolution, InputError
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
-from accelsched.registry import get_problem
+from accelsched.registry import get_problem, make_instance
 
 _LAYER = (("granularity", "layer"),)
 _SUITE = Suite(
@@ -49,7 +51,7 @@ def test_a_sweep_writes_one_checked_line_per_cell(finished: tuple[Path, runner.S
     loaded = load_records(out / RESULTS_FILE)
     assert len(loaded.records) == 4 and loaded.bad_lines == 0 and not loaded.partial_tail
     problem = get_problem("multicore")
-    instance = problem.make_instance(load_workload("random:4:1"), load_accelerator("stream-mc-homtpu"), dict(_LAYER))
+    instance = make_instance(problem, load_workload("random:4:1"), load_accelerator("stream-mc-homtpu"), dict(_LAYER))
     for record in loaded.records:
         assert record["result"]["status"] in ("OPTIMAL", "FEASIBLE")
         assert record["result"]["cost"]["latency_cycles"] > 0
@@ -104,19 +106,19 @@ def test_ctrl_c_keeps_finished_cells_and_the_rerun_resumes(tmp_path: Path) -> No
     assert len(load_records(tmp_path / RESULTS_FILE).records) == 4
 
 
-def test_a_failed_check_is_an_error_record_without_numbers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import accelsched.registry
-
+def test_a_failed_check_is_an_error_record_without_numbers(tmp_path: Path) -> None:
     def infeasible(*args: Any, **kwargs: Any) -> Any:
         raise InfeasibleSolution("rule 3: CN 'x' starts before its input arrives")
 
-    monkeypatch.setattr(accelsched.registry, "run_method", infeasible)
-    outcome = run_sweep(_sweep(), tmp_path, workers=0, stream=None)
+    def failing(cells: Sequence[Cell]) -> Iterator[tuple[Cell, dict[str, Any]]]:
+        for cell in cells:
+            yield cell, run_cell(cell, run_method=infeasible)
+
+    outcome = run_sweep(_sweep(), tmp_path, workers=0, stream=None, executor=failing)
     for record in outcome.records:
         assert record["result"]["status"] == "ERROR"
         assert record["result"]["objective"] is None and record["result"]["cost"] is None
         assert record["error"].startswith("InfeasibleSolution: rule 3")
-    monkeypatch.undo()
     # --retry-errors runs them again; without it they count as finished
     assert run_sweep(_sweep(), tmp_path, workers=0, stream=None).ran == 0
     retried = run_sweep(_sweep(), tmp_path, workers=0, stream=None, retry_errors=True)
@@ -130,15 +132,13 @@ def test_a_bad_instance_is_an_error_record(tmp_path: Path) -> None:
     assert record["result"]["status"] == "ERROR" and "no-such-preset" in record["error"]
 
 
-def test_a_cell_lost_with_its_worker_stays_unfinished(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def lose_first(cells: Any, *args: Any) -> Any:
+def test_a_cell_lost_with_its_worker_stays_unfinished(tmp_path: Path) -> None:
+    def lose_first(cells: Sequence[Cell]) -> Iterator[tuple[Cell, dict[str, Any] | None]]:
         for k, cell in enumerate(cells):
-            yield cell, (None if k == 0 else runner.run_cell(cell))
+            yield cell, (None if k == 0 else run_cell(cell))
 
-    monkeypatch.setattr(runner, "_executor", lose_first)
-    outcome = run_sweep(_sweep(), tmp_path, workers=0, stream=None)
+    outcome = run_sweep(_sweep(), tmp_path, workers=0, stream=None, executor=lose_first)
     assert outcome.lost == 1 and outcome.ran == 3 and len(load_records(tmp_path / RESULTS_FILE).records) == 3
-    monkeypatch.undo()
     assert run_sweep(_sweep(), tmp_path, workers=0, stream=None).ran == 1
 
 

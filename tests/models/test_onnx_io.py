@@ -15,7 +15,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 from accelsched.errors import InputError
 from accelsched.models import Layer, NetBuilder, OpKind, Workload
-from accelsched.models.onnx_io import load_onnx, to_onnx
+from accelsched.models.onnx_export import to_onnx
+from accelsched.models.onnx_import import load_onnx
 
 LIGHT = Path(onnx.__file__).parent / "backend/test/data/light"
 LIGHT_MODELS = [

@@ -10,7 +10,8 @@ import pytest
 
 from accelsched.errors import InputError
 from accelsched.models.builder import NetBuilder
-from accelsched.models.onnx_io import EXPORT_OPSET, load_onnx, to_onnx
+from accelsched.models.onnx_export import EXPORT_OPSET, to_onnx
+from accelsched.models.onnx_import import load_onnx
 from accelsched.models.registry import load_workload
 from accelsched.models.workload import Workload
 

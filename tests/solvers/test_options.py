@@ -10,7 +10,7 @@ from ortools.sat.python import cp_model
 
 from accelsched.solvers import SolveOptions, Status, available_backends, solve, solve_cpsat
 from accelsched.solvers.options import MAX_SEED
-from tests.solvers.instances import knapsack_milp
+from tests.solvers.instances import knapsack_milp, planted, planted_milp
 
 
 def test_defaults() -> None:
@@ -47,6 +47,10 @@ def test_numbers_are_normalised() -> None:
         ({"seed": 1.0}, f"field seed must be an integer in [0, {MAX_SEED}], got 1.0"),
         ({"log": 1}, "SolveOptions: field log must be True or False, got 1"),
         ({"presolve": "off"}, "SolveOptions: field presolve must be True or False, got 'off'"),
+        ({"node_limit": -1}, "SolveOptions: field node_limit must be an integer >= 0 or None, got -1"),
+        ({"node_limit": 1.0}, "field node_limit must be an integer >= 0 or None, got 1.0"),
+        ({"work_limit": 0}, "SolveOptions: field work_limit must be a positive finite number or None, got 0"),
+        ({"work_limit": math.inf}, "field work_limit must be a positive finite number or None, got inf"),
     ],
 )
 def test_bad_values_name_field_and_value(kwargs: dict[str, object], message: str) -> None:
@@ -74,6 +78,18 @@ def test_cpsat_receives_the_options() -> None:
     assert params.log_search_progress is False
     assert params.cp_model_presolve is True
     assert solve_cpsat(m, SolveOptions(presolve=False)).solver.parameters.cp_model_presolve is False
+    assert solve_cpsat(m, SolveOptions(work_limit=2.5)).solver.parameters.max_deterministic_time == 2.5
+
+
+@pytest.mark.parametrize("backend", available_backends())
+def test_linear_backends_stop_at_the_node_limit(backend: str) -> None:
+    """A node limit of 0 stops a hard MIP (planted market split, no start) before the
+    branch-and-bound search, whatever the machine's speed: without it the solve would run into
+    the time limit, which is only a guard against a hang."""
+    model, _ = planted_milp(planted())
+    sol = solve(model, backend, SolveOptions(time_limit_s=120, node_limit=0))
+    assert sol.status in (Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION), sol.native_status
+    assert sol.nodes in (None, 0)
 
 
 @pytest.mark.parametrize("presolve", [True, False])

@@ -238,7 +238,7 @@ def _consumer_queries(workload: Workload, cns: Sequence[CN]) -> Iterator[tuple[i
 
 def dependencies_rtree(workload: Workload, cns: Sequence[CN]) -> list[tuple[int, int]]:
     """Producer-consumer CN pairs found with an R-tree over (layer position, rows) boxes."""
-    from rtree import index
+    from rtree import index  # heavy native backend (libspatialindex): only the R-tree search loads it
 
     tree = index.Index(interleaved=True)
     for cn in cns:

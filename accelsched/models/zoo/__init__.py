@@ -3,69 +3,45 @@
 Networks register themselves with :func:`register`; :func:`get` builds one by
 name. Each entry records the published MAC count it is checked against (when a
 public figure exists) and where its shapes come from.
+
+The classic CNNs (:mod:`~accelsched.models.zoo.resnet`, ``vgg``, ``inception``,
+``mobilenet``, ``squeezenet``, ``yolo``) are built at their standard input resolution
+(224x224 unless noted) and end with their ImageNet classifier. Batch normalization, ReLU / ReLU6 / SiLU,
+sigmoid, LRN, dropout and softmax cost no MACs and are not layers. The published
+MAC counts that ``reference_gmac`` records count convolutions and fully connected
+layers only (as torchvision's and the papers' figures do); the workloads' ``macs``
+also count pooling windows and element-wise operations, a fraction of a percent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from accelsched.models.workload import Workload
+from accelsched.models.zoo.catalog import ZooEntry, catalog, register
+
+# Each network module registers its networks on import, in this order (the order of ``names()``).
+# isort: off
+from accelsched.models.zoo import (  # noqa: F401
+    resnet,
+    vgg,
+    inception,
+    mobilenet,
+    squeezenet,
+    yolo,
+    defines,
+    nas,
+    randwire,
+    set_ref,
+    transformer,
+)
+
+# isort: on
 
 __all__ = ["ZooEntry", "entries", "get", "names", "register"]
 
 
-@dataclass(frozen=True)
-class ZooEntry:
-    """A zoo network.
-
-    Attributes
-    ----------
-    name
-        Registry name (lower case, as accepted on the command line).
-    build
-        ``build(batch) -> Workload``.
-    description
-        One line on the network and the input resolution.
-    reference_gmac
-        Published multiply-accumulate count in GMAC at batch 1, or None.
-    source
-        Where the figure and the shapes come from.
-    """
-
-    name: str
-    build: Callable[[int], Workload]
-    description: str
-    reference_gmac: float | None = None
-    source: str = ""
-
-
-_REGISTRY: dict[str, ZooEntry] = {}
-
-
-def register(
-    name: str, description: str, reference_gmac: float | None = None, source: str = ""
-) -> Callable[[Callable[[int], Workload]], Callable[[int], Workload]]:
-    """Decorator registering ``build(batch) -> Workload`` under ``name``."""
-
-    def decorate(build: Callable[[int], Workload]) -> Callable[[int], Workload]:
-        if name in _REGISTRY:
-            raise ValueError(f"zoo name {name!r} registered twice")
-        _REGISTRY[name] = ZooEntry(name, build, description, reference_gmac, source)
-        return build
-
-    return decorate
-
-
-def _load_all() -> None:
-    """Import the modules that define networks (each registers on import)."""
-    from accelsched.models.zoo import cnn, defines, nas, randwire, set_ref, transformer  # noqa: F401
-
-
 def entries() -> dict[str, ZooEntry]:
     """All registered networks by name, in registration order."""
-    _load_all()
-    return dict(_REGISTRY)
+    return catalog()
 
 
 def names() -> list[str]:

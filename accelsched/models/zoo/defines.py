@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 from accelsched.models.builder import NetBuilder
 from accelsched.models.workload import Workload
-from accelsched.models.zoo import register
+from accelsched.models.zoo.catalog import register
 
 __all__ = ["dmcnn_vd", "fsrcnn", "mccnn", "padding_free_chain"]
 

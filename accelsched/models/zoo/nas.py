@@ -35,7 +35,8 @@ from dataclasses import dataclass
 
 from accelsched.models.builder import NetBuilder, Tensor
 from accelsched.models.workload import Workload
-from accelsched.models.zoo import register
+from accelsched.models.zoo.catalog import register
+from accelsched.models.zoo.classifier import classifier
 
 __all__ = ["NASNET_A_NORMAL", "NASNET_A_REDUCTION", "PNASNET_5", "CellSpec", "cell", "nasnet", "pnasnet"]
 
@@ -185,7 +186,7 @@ def _stem(b: NetBuilder, stem_cell: CellSpec, filters: int) -> tuple[Tensor, Ten
 
 def _head(b: NetBuilder, x: Tensor) -> None:
     """ReLU, global average pooling, 1000-way classifier."""
-    b.fc(b.global_pool(x, name="avgpool"), 1000, name="fc")
+    classifier(b, x)
 
 
 @register(

@@ -45,7 +45,8 @@ import random
 
 from accelsched.models.builder import NetBuilder, Tensor
 from accelsched.models.workload import Workload
-from accelsched.models.zoo import register
+from accelsched.models.zoo.catalog import register
+from accelsched.models.zoo.classifier import classifier
 
 __all__ = ["randwire", "randwire_a", "randwire_b", "stage_dag", "watts_strogatz"]
 
@@ -210,7 +211,7 @@ def randwire(name: str, *, regime: str, channels: int, nodes: int = 32, seed: in
     for stage, n, width in stages:
         x = _random_stage(b, x, stage_dag(n, rng), width, stage)
     x = b.conv(x, 1280, 1, name="conv6")
-    b.fc(b.global_pool(x, name="avgpool"), 1000, name="fc")
+    classifier(b, x)
     return b.build()
 
 

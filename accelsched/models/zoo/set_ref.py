@@ -37,7 +37,7 @@ from importlib import resources
 
 from accelsched.models.builder import NetBuilder, Tensor
 from accelsched.models.workload import Workload
-from accelsched.models.zoo import register
+from accelsched.models.zoo.catalog import register
 
 __all__ = ["SetLayer", "load_listing", "parse_listing", "set_darknet19", "set_resnet50", "set_workload"]
 

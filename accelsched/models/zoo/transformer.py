@@ -26,9 +26,9 @@ carry none, and the tests check the MACs against the closed-form count
 from __future__ import annotations
 
 from accelsched.models.builder import NetBuilder, Tensor
-from accelsched.models.layer import Layer, OpKind
+from accelsched.models.layer import OpKind
 from accelsched.models.workload import Workload
-from accelsched.models.zoo import register
+from accelsched.models.zoo.catalog import register
 
 __all__ = ["TokenNetBuilder", "encoder_block", "gpt2", "transformer_base", "transformer_large", "transformer_stack"]
 
@@ -68,21 +68,8 @@ class TokenNetBuilder(NetBuilder):
             The embedded sequence, ``H x 1 x S``.
         """
         x = self.input
-        layer = Layer(
-            name=self._name(name, "embed"),
-            kind=OpKind.ELTWISE,
-            K=1,
-            C=1,
-            G=x.channels,
-            OY=x.height,
-            OX=x.width,
-            B=self.batch,
-            input_bits=self.bits,
-            weight_bits=self.bits,
-            output_bits=self.bits,
-            psum_bits=self.psum_bits,
-        )
-        return self._add(layer, x.channels)
+        dims = {"K": 1, "C": 1, "G": x.channels, "OY": x.height, "OX": x.width}
+        return self._make(name, "embed", OpKind.ELTWISE, (), x.channels, **dims)
 
 
 def encoder_block(b: NetBuilder, x: Tensor, *, heads: int, ffn: int, name: str) -> Tensor:
