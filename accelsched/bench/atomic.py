@@ -7,7 +7,7 @@ Usage::
 
 The schedule comes from :func:`accelsched.registry.run_method` (checked and
 re-evaluated). Each atom is a box on its engine from the time the round
-evaluator (:func:`accelsched.hardware.cost.rounds.simulate`) starts it to its end,
+evaluator (:func:`accelsched.problems.atomic.cost.simulate`) starts it to its end,
 coloured by layer, its load and store hatched; dashed lines mark the round
 boundaries, so the idle tail of each engine in a round (the synchronisation cost
 that atom sizing minimizes) is visible.
@@ -22,10 +22,9 @@ from pathlib import Path
 from accelsched.entry import run_entry
 from accelsched.errors import InputError
 from accelsched.hardware import load_accelerator
-from accelsched.hardware.cost.rounds import simulate
 from accelsched.models.registry import load_workload
-from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule, make_instance
-from accelsched.registry import get_method, run_method
+from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule, simulate
+from accelsched.registry import get_method, make_instance, run_method
 from accelsched.solvers import SolveOptions
 
 __all__ = ["draw_gantt", "main"]
@@ -33,10 +32,10 @@ __all__ = ["draw_gantt", "main"]
 
 def draw_gantt(instance: AtomicInstance, schedule: RoundSchedule, path: str | Path, title: str = "") -> Path:
     """Write the Gantt chart of a checked ``schedule`` (engines: its own, else the slot order in each round)."""
-    import matplotlib
+    import matplotlib  # optional heavy backend: imported only to draw
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # optional heavy backend, as above
 
     dag = instance.dag_for(schedule)
     run = simulate(instance, schedule)
@@ -80,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         options = dict(item.split("=", 1) for item in args.option)
-        instance = make_instance(load_workload(args.workload), load_accelerator(args.hardware), options)
+        instance = make_instance(PROBLEM, load_workload(args.workload), load_accelerator(args.hardware), options)
         result = run_method(PROBLEM, instance, get_method("atomic", args.method),
                             SolveOptions(time_limit_s=args.time_limit))  # fmt: skip
     except (InputError, ValueError) as exc:

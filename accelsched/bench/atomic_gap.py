@@ -21,14 +21,14 @@ upper bound of the true gap and is marked. Every schedule passed the problem's
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections.abc import Sequence
 from typing import Any
 
-from accelsched.bench.conditions import conditions_line, machine_conditions
-from accelsched.bench.files import render_command, write_json
+from accelsched.bench.atomic_commands import closing_lines, run_or_render, run_render_parser
+from accelsched.bench.conditions import machine_conditions
+from accelsched.bench.files import write_json
 from accelsched.entry import run_entry
 from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, lower_bounds
 from accelsched.registry import get_method, run_method
@@ -43,15 +43,16 @@ def gap_instance(index: int) -> AtomicInstance:
     return AtomicInstance(AtomDag.random(atoms, 1000 + index, edge_probability=3 / atoms), 2 + index % 3)
 
 
-def _measure(index: int, time_limit_s: float) -> dict[str, Any]:
+def _measure(index: int, time_limit_s: float, rel_gap: float) -> dict[str, Any]:
     instance = gap_instance(index)
     dp = run_method(PROBLEM, instance, get_method("atomic", "dp"), SolveOptions())
     start = time.perf_counter()
     exact = run_method(PROBLEM, instance, get_method("atomic", "cpsat-rounds"),
-                       SolveOptions(time_limit_s=time_limit_s, threads=1, seed=0), warm_start=dp.solution)  # fmt: skip
+                       SolveOptions(time_limit_s=time_limit_s, threads=1, seed=0, rel_gap=rel_gap),
+                       warm_start=dp.solution)  # fmt: skip
     exact_s = time.perf_counter() - start
     jobshop = run_method(PROBLEM, instance, get_method("atomic", "cpsat-jobshop"),
-                         SolveOptions(time_limit_s=time_limit_s / 2, threads=1, seed=0))  # fmt: skip
+                         SolveOptions(time_limit_s=time_limit_s / 2, threads=1, seed=0, rel_gap=rel_gap))  # fmt: skip
     proven = exact.status is Status.OPTIMAL
     bounds = [b for b in (exact.bound, jobshop.bound) if b is not None] + list(lower_bounds(instance))
     reference = exact.objective if proven else max(bounds)
@@ -66,14 +67,17 @@ def _measure(index: int, time_limit_s: float) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def run(count: int = 50, time_limit_s: float = 10.0, out: str | None = None, verbose: bool = False) -> dict[str, Any]:
-    """Measure the protocol's first ``count`` instances; write the JSON to ``out`` when given."""
-    if count < 1 or not time_limit_s > 0:
-        raise ValueError(f"count must be >= 1 and the time limit > 0, got {count}, {time_limit_s}")
+def run(count: int = 50, time_limit_s: float = 10.0, out: str | None = None, verbose: bool = False,
+        rel_gap: float = 0.0) -> dict[str, Any]:  # fmt: skip
+    """Measure the protocol's first ``count`` instances; write the JSON to ``out`` when given. ``rel_gap`` > 0
+    stops the CP-SAT searches at that relative gap (the protocol's runs use 0: a proof or the time limit)."""
+    if count < 1 or not time_limit_s > 0 or not 0 <= rel_gap < 1:
+        raise ValueError(f"count must be >= 1, the time limit > 0 and rel_gap in [0, 1), got {count}, {time_limit_s}, "
+                         f"{rel_gap}")  # fmt: skip
     start = time.perf_counter()
     rows = []
     for index in range(count):
-        rows.append(_measure(index, time_limit_s))
+        rows.append(_measure(index, time_limit_s, rel_gap))
         if verbose:
             r = rows[-1]
             print(f"  #{index:<3} {r['atoms']:>2} atoms {r['engines']} engines  DP {r['dp_latency']:>6.0f}  CP-SAT "
@@ -81,7 +85,8 @@ def run(count: int = 50, time_limit_s: float = 10.0, out: str | None = None, ver
                   flush=True)  # fmt: skip
     proven = [r for r in rows if r["reference_kind"] == "optimum"]
     data = {
-        "kind": "atomic_gap", "time_limit_s": time_limit_s, "wall_s": time.perf_counter() - start,
+        "kind": "atomic_gap", "time_limit_s": time_limit_s, **({"rel_gap": rel_gap} if rel_gap else {}),
+        "wall_s": time.perf_counter() - start,
         "conditions": machine_conditions(), "rows": rows,
         "summary": {
             "instances": len(rows), "proven_optimal": len(proven),
@@ -124,26 +129,18 @@ def render(data: dict[str, Any]) -> str:
         lines.append(f"| {r['index']} | {r['atoms']} | {r['edges']} | {r['engines']} | {r['dp_latency']:.0f} | "
                      f"{r['cpsat_latency']:.0f} | {r['cpsat_status']} | {r['reference']:.0f} ({r['reference_kind']}) | "
                      f"{_pct(r['dp_gap'])} | {r['dp_time_s']:.2f} | {r['cpsat_time_s']:.1f} |")  # fmt: skip
-    lines += ["", f"Conditions: {conditions_line(data['conditions'])}; {data['wall_s']:.0f} s wall."]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + closing_lines(data)) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m accelsched.bench.atomic_gap", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("command", choices=["run", "render"])
-    parser.add_argument("files", nargs="*", help="render: a JSON result")
+    parser = run_render_parser("python -m accelsched.bench.atomic_gap", __doc__)
     parser.add_argument("--instances", type=int, default=50)
     parser.add_argument("--time-limit", type=float, default=10.0)
-    parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    if args.command == "render":
-        return render_command(parser, args.files, args.out, render)
-    if args.instances < 1 or not args.time_limit > 0:
+    if args.command == "run" and (args.instances < 1 or not args.time_limit > 0):
         parser.error("--instances must be >= 1 and --time-limit > 0")
-    print(render(run(args.instances, args.time_limit, args.out, verbose=True)), end="")
-    return 0
+    return run_or_render(parser, args, render, lambda: run(args.instances, args.time_limit, args.out, verbose=True))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,7 +7,7 @@ Usage::
     python -m accelsched.bench.atomic_sizes render FILE.json [--out FILE.md]
 
 Per workload and preset (64 engines, batch 1): the candidate table of
-:func:`accelsched.formulations.atom_sizes.size_table` as instances build it (at most
+:func:`accelsched.problems.atomic.instance_size_table` as instances build it (at most
 4 atoms per engine, at least one output block per engine, within 1/0.9 of each
 layer's fastest lock-step time), the exact scan's
 variance of the layers' atom cycles and its time, and the annealing's
@@ -18,21 +18,21 @@ never above the annealing's (asserted while running).
 
 from __future__ import annotations
 
-import argparse
 import math
 import statistics
 import time
 from collections.abc import Sequence
 from typing import Any
 
-from accelsched.bench.conditions import conditions_line, machine_conditions
-from accelsched.bench.files import render_command, write_json
+from accelsched.bench.atomic_commands import closing_lines, run_or_render, run_render_parser
+from accelsched.bench.conditions import machine_conditions
+from accelsched.bench.files import write_json
 from accelsched.entry import run_entry
-from accelsched.formulations.atom_sizes import exact_sizes, size_table
+from accelsched.formulations.atom_sizes import exact_sizes
 from accelsched.hardware import load_accelerator
 from accelsched.heuristics.atom_sizes_sa import sa_sizes
 from accelsched.models.registry import load_workload
-from accelsched.problems.atomic_atoms import ATOMS_PER_ENGINE
+from accelsched.problems.atomic import instance_size_table
 
 __all__ = ["main", "render", "run"]
 
@@ -49,9 +49,8 @@ def run(workloads: Sequence[str] = WORKLOADS, presets: Sequence[str] = PRESETS, 
         accelerator = load_accelerator(preset)
         for workload in workloads:
             t0 = time.perf_counter()
-            engines = accelerator.n_cores  # the table of make_instance(..., {"atoms": "exact"}) at batch 1
-            table = size_table(load_workload(workload), accelerator, max_atoms=ATOMS_PER_ENGINE * engines,
-                               min_atoms=engines, engines=engines)  # fmt: skip
+            # the table the atoms=exact|sa steps choose from, on every engine at batch 1
+            table = instance_size_table(load_workload(workload), accelerator, accelerator.n_cores)
             t1 = time.perf_counter()
             _, exact = exact_sizes(table)
             t2 = time.perf_counter()
@@ -87,28 +86,20 @@ def render(data: dict[str, Any]) -> str:
         lines.append(f"| {r['preset']} | {r['workload']} | {r['layers']} | {r['candidates']} | {exact:.0f} | "
                      f"{min(sa):.0f} | {statistics.median(sa):.0f} | {ratio:.2f} | {r['table_s']:.1f} | "
                      f"{r['exact_s']:.2f} | {r['sa_s']:.2f} |")  # fmt: skip
-    lines += ["", f"Conditions: {conditions_line(data['conditions'])}; {data['wall_s']:.0f} s wall."]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + closing_lines(data)) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m accelsched.bench.atomic_sizes", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("command", choices=["run", "render"])
-    parser.add_argument("files", nargs="*", help="render: a JSON result")
+    parser = run_render_parser("python -m accelsched.bench.atomic_sizes", __doc__)
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--presets", default=",".join(PRESETS))
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    if args.command == "render":
-        return render_command(parser, args.files, args.out, render)
-    if args.seeds < 1:
+    if args.command == "run" and args.seeds < 1:
         parser.error("--seeds must be >= 1")
     split = [[p.strip() for p in text.split(",") if p.strip()] for text in (args.workloads, args.presets)]
-    print(render(run(split[0], split[1], args.seeds, args.out, verbose=True)), end="")
-    return 0
+    return run_or_render(parser, args, render, lambda: run(split[0], split[1], args.seeds, args.out, verbose=True))
 
 
 if __name__ == "__main__":  # pragma: no cover

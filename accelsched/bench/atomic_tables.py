@@ -17,7 +17,7 @@ Usage::
     ``dp`` method, placed by the per-round assignment and buffered by Algorithm 3).
     Every schedule goes through :func:`accelsched.registry.run_method` (checked,
     re-evaluated); the figures come from
-    :func:`accelsched.hardware.cost.rounds.atomic_metrics`: latency (batch 1),
+    :func:`accelsched.problems.atomic.cost.atomic_metrics`: latency (batch 1),
     throughput (larger batches), PE utilization, NoC overhead, HBM stall share,
     on-chip reuse, HBM traffic and energy. The JSON is rewritten after every cell, so
     ``--resume`` continues a stopped run.
@@ -44,14 +44,12 @@ from typing import Any
 from accelsched.bench.conditions import conditions_line, machine_conditions
 from accelsched.bench.files import render_command, write_json
 from accelsched.entry import run_entry
-from accelsched.formulations.atomic_rounds import compute_latency
+from accelsched.formulations.atomic_rounds import RoundsParams, compute_latency, rounds_method
 from accelsched.hardware import load_accelerator
-from accelsched.hardware.cost.rounds import atomic_metrics, evaluate_rounds
 from accelsched.heuristics.atomic_dp import dp_rounds
 from accelsched.models.registry import load_workload
-from accelsched.problems.atomic import PROBLEM, make_instance
-from accelsched.problems.atomic_placement import place_and_buffer
-from accelsched.registry import get_method, run_method
+from accelsched.problems.atomic import PROBLEM, atomic_metrics, evaluate_rounds, place_and_buffer
+from accelsched.registry import get_method, make_instance, run_method
 from accelsched.solvers import SolveOptions
 
 __all__ = ["WORKLOADS", "compare", "dp_time", "main", "render", "rolling"]
@@ -65,7 +63,7 @@ PAPER = {"CNN-P": (1.45, 2.30), "IL-Pipe": (1.42, 3.78)}
 def _cell(workload: str, batch: int, hardware: str, atoms: str, label: str, method: str, limit: float) -> dict:
     accelerator = load_accelerator(hardware)
     t0 = time.perf_counter()
-    instance = make_instance(load_workload(workload, batch=batch), accelerator, {"atoms": atoms})
+    instance = make_instance(PROBLEM, load_workload(workload, batch=batch), accelerator, {"atoms": atoms})
     built = time.perf_counter() - t0
     result = run_method(PROBLEM, instance, get_method("atomic", method), SolveOptions(time_limit_s=limit, threads=1))
     row = {"workload": workload, "batch": batch, "method": label, "status": result.status.name,
@@ -111,7 +109,7 @@ def dp_time(workload: str = "resnet50", batch: int = 20, hardware: str = "atomic
     """Time the DP (median of ``repeats``) and the steps around it (module docstring)."""
     accelerator = load_accelerator(hardware)
     t0 = time.perf_counter()
-    instance = make_instance(load_workload(workload, batch=batch), accelerator, {"atoms": atoms})
+    instance = make_instance(PROBLEM, load_workload(workload, batch=batch), accelerator, {"atoms": atoms})
     built = time.perf_counter() - t0
     times, schedule, stats = [], None, None
     for _ in range(repeats):
@@ -137,13 +135,15 @@ def dp_time(workload: str = "resnet50", batch: int = 20, hardware: str = "atomic
 
 
 def rolling(workload: str = "resnet50", batch: int = 1, hardware: str = "atomic-8x8-kc", atoms: str = "exact",
-            time_limit_s: float = 60.0, out: str | None = None) -> dict[str, Any]:  # fmt: skip
-    """``cpsat-rounds`` warm-started by the DP (module docstring)."""
+            time_limit_s: float = 60.0, out: str | None = None,
+            params: RoundsParams | None = None) -> dict[str, Any]:  # fmt: skip
+    """``cpsat-rounds`` warm-started by the DP (module docstring), with the round method's ``params`` (default
+    ``RoundsParams()``; a smaller ``max_atoms`` forces the rolling horizon)."""
     accelerator = load_accelerator(hardware)
-    instance = make_instance(load_workload(workload, batch=batch), accelerator, {"atoms": atoms})
+    instance = make_instance(PROBLEM, load_workload(workload, batch=batch), accelerator, {"atoms": atoms})
     dp = run_method(PROBLEM, instance, get_method("atomic", "dp"), SolveOptions())
     options = SolveOptions(time_limit_s=time_limit_s, threads=1, seed=0)
-    exact = run_method(PROBLEM, instance, get_method("atomic", "cpsat-rounds"), options, warm_start=dp.solution)
+    exact = run_method(PROBLEM, instance, rounds_method(params), options, warm_start=dp.solution)
     assert exact.solution is not None and exact.bound is not None, exact.stats.native_status
     compute = compute_latency(instance.dag, exact.solution.rounds)
     data = {"kind": "atomic_rolling", "workload": workload, "batch": batch, "hardware": hardware, "atoms": atoms,

@@ -8,7 +8,7 @@ evaluator has it begin computing; intervals on one engine do not overlap, and a
 consumer begins computing after its producer has finished and its own loads are done.
 
 Engines
-    On an abstract instance, or when ``atoms x engines`` exceeds :data:`ALTERNATIVES`,
+    On an abstract instance, or when ``atoms x engines`` exceeds :attr:`JobShopParams.alternatives`,
     at most :math:`N` atoms run at once (a cumulative of unit demands) and
     :math:`s_b \ge s_a + t_a` on every edge. Otherwise every atom picks an engine
     (one optional interval per engine, no overlap per engine) and an edge between
@@ -27,43 +27,61 @@ Engines
 
 The result's solution is the round schedule read off the job-shop starts (atoms by
 start time, a new round whenever the current one is full or holds a producer of the
-next atom), placed and buffered (:func:`accelsched.problems.atomic_placement.place_and_buffer`);
+next atom), placed and buffered (:func:`accelsched.problems.atomic.placement.place_and_buffer`);
 its objective is the evaluator's latency, at least the bound. The status is OPTIMAL
-only when the two meet. Above :data:`MAX_ATOMS` atoms the method declines.
+only when the two meet. Above :attr:`JobShopParams.max_atoms` atoms the method declines.
 """
 
 from __future__ import annotations
 
-import time
+import functools
+from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule, evaluate, objective
-from accelsched.problems.atomic_placement import buffer_failure, place_and_buffer
+from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule, place_and_buffer, price
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, SolveStats, Status, solve_cpsat
 
-__all__ = ["ALTERNATIVES", "MAX_ATOMS", "METHODS", "JobShop", "rounds_from_starts", "solve_jobshop"]
+__all__ = ["METHODS", "JobShop", "JobShopParams", "jobshop_method", "rounds_from_starts", "solve_jobshop"]
 
-ALTERNATIVES = 4000
-"""Largest ``atoms x engines`` modelled with an engine choice per atom (and transfer delays)."""
 
-MAX_ATOMS = 20000
-"""Largest DAG the job shop is built for."""
+@dataclass(frozen=True)
+class JobShopParams:
+    """Sizes of the job-shop method, validated at construction.
+
+    Parameters
+    ----------
+    alternatives
+        Largest ``atoms x engines`` modelled with an engine choice per atom (and transfer delays). >= 0.
+    max_atoms
+        Largest DAG the job shop is built for. >= 1.
+    """
+
+    alternatives: int = 4000
+    max_atoms: int = 20000
+
+    def __post_init__(self) -> None:
+        for name, least in (("alternatives", 0), ("max_atoms", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"JobShopParams: field {name} must be an integer >= {least}, got {value!r}")
 
 
 class JobShop:
     """The job-shop model of an instance (module docstring); one method per constraint family."""
 
-    def __init__(self, instance: AtomicInstance) -> None:
+    def __init__(self, instance: AtomicInstance, params: JobShopParams | None = None) -> None:
+        params = params or JobShopParams()
         self.instance = instance
         dag = instance.dag
         self.model = cp_model.CpModel()
         horizon = sum(dag.durations)
         self.starts = [self.model.new_int_var(0, horizon, f"s[{a}]") for a in range(len(dag.atoms))]
         self.makespan = self.model.new_int_var(0, horizon, "makespan")
-        self.with_engines = instance.accelerator is not None and len(dag.atoms) * instance.n_engines <= ALTERNATIVES
+        choices = len(dag.atoms) * instance.n_engines
+        self.with_engines = instance.accelerator is not None and choices <= params.alternatives
         self.engine_of: list[cp_model.IntVar] = []
         if self.with_engines:
             self.engines()
@@ -137,48 +155,51 @@ def rounds_from_starts(instance: AtomicInstance, starts: list[int]) -> RoundSche
 
 
 def solve_jobshop(
-    instance: AtomicInstance, options: SolveOptions, warm_start: RoundSchedule | None = None
+    instance: AtomicInstance,
+    options: SolveOptions,
+    warm_start: RoundSchedule | None = None,
+    params: JobShopParams | None = None,
 ) -> Result[RoundSchedule]:
-    """Solve the job shop; the bound of the latency and a round schedule read off it (module docstring)."""
-    start = time.perf_counter()
+    """Solve the job shop; the bound of the latency and a round schedule read off it (module docstring). The warm
+    start is not used; ``params``: :class:`JobShopParams` (default ``JobShopParams()``)."""
+    params = params or JobShopParams()
     if instance.objective != "latency":
         return Result.no_solution(Status.ERROR, PROBLEM.name, "cpsat-jobshop",
                                   f"objective {instance.objective!r}: the job shop minimizes latency",
                                   backend="cpsat")  # fmt: skip
-    if len(instance.dag.atoms) > MAX_ATOMS:
+    if len(instance.dag.atoms) > params.max_atoms:
         return Result.no_solution(Status.TIME_LIMIT_NO_SOLUTION, PROBLEM.name, "cpsat-jobshop",
-                                  f"too large for the job shop ({len(instance.dag.atoms)} atoms > {MAX_ATOMS}); "
+                                  f"too large for the job shop ({len(instance.dag.atoms)} atoms > {params.max_atoms}); "
                                   "use dp, or cpsat-rounds for its rolling horizon", backend="cpsat")  # fmt: skip
-    shop = JobShop(instance)
+    shop = JobShop(instance, params)
     answer = solve_cpsat(shop.model, options)
-    runtime = time.perf_counter() - start
     if not answer.status.has_solution:
-        return Result.no_solution(answer.status, PROBLEM.name, "cpsat-jobshop", answer.native_status,
-                                  runtime_s=runtime, backend="cpsat")  # fmt: skip
-    rounds = rounds_from_starts(instance, [answer.value(s) for s in shop.starts])
-    schedule = place_and_buffer(instance, rounds)
-    failure = buffer_failure(instance, schedule)
-    if failure is not None:
-        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "cpsat-jobshop", failure,
-                                  runtime_s=time.perf_counter() - start, backend="cpsat")  # fmt: skip
-    value = objective(instance, schedule, evaluate(instance, schedule))
+        return Result.no_solution(answer.status, PROBLEM.name, "cpsat-jobshop", answer.native_status, backend="cpsat")
+    schedule = place_and_buffer(instance, rounds_from_starts(instance, [answer.value(s) for s in shop.starts]))
+    value, failure = price(instance, schedule)
+    if value is None:
+        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "cpsat-jobshop", str(failure), backend="cpsat")
     bound = answer.bound
     status = Status.OPTIMAL if bound is not None and value <= bound else Status.FEASIBLE
     kind = "engines and transfer delays" if shop.with_engines else "cumulative"
     note = f"{answer.native_status}; job-shop makespan {answer.objective:g} ({kind})"
     stats = SolveStats(nodes=answer.stats.nodes, trace=answer.stats.trace, native_status=note)
     return Result(status, PROBLEM.name, "cpsat-jobshop", solution=schedule, objective=value, bound=bound,
-                  runtime_s=time.perf_counter() - start, backend="cpsat", seed=options.seed,
-                  stats=stats)  # fmt: skip
+                  backend="cpsat", seed=options.seed, stats=stats)  # fmt: skip
 
 
-METHODS: tuple[MethodSpec, ...] = (
-    MethodSpec(
+def jobshop_method(params: JobShopParams | None = None) -> MethodSpec:
+    """The ``cpsat-jobshop`` method with ``params`` (default ``JobShopParams()``), e.g. to run it through
+    :func:`accelsched.registry.run_method` with other model sizes."""
+    run = solve_jobshop if params is None else functools.partial(solve_jobshop, params=params)
+    return MethodSpec(
         "cpsat-jobshop",
         PROBLEM.name,
         "exact",
-        solve_jobshop,
+        run,
         "CP-SAT job shop on N engines: asynchronous makespan, a lower bound of every schedule's latency",
-    ),
-)
+    )
+
+
+METHODS: tuple[MethodSpec, ...] = (jobshop_method(),)
 """The job-shop method: ``cpsat-jobshop``."""

@@ -13,7 +13,7 @@ engine so that the byte-hops of all edges, :math:`\sum_{(a,b)} b_{ab}\,
 with :math:`p_{ae}` true when atom :math:`a` is on engine :math:`e`, :math:`(y_a, x_a)`
 its mesh row and column (:math:`C` columns) and XY-routing hops as the Manhattan
 distance. The per-round linear assignment of
-:func:`accelsched.problems.atomic_placement.assign_engines` optimizes the same
+:func:`accelsched.problems.atomic.placement.assign_engines` optimizes the same
 quantity (plus weight reloads, absent without weights) one round at a time given the
 earlier rounds, so the joint optimum of the byte-hops is never above it, nor above
 Atomic Dataflow's zig-zag placement; the tests check all three against brute force

@@ -24,15 +24,15 @@ What it optimizes
     this is a documented proxy: the model's optimum is a valid lower bound of the
     evaluator's latency, reported as the result's ``bound``; the result's objective
     is the evaluator's latency of the decoded schedule after placement
-    (:func:`accelsched.problems.atomic_placement.place_and_buffer`), and the status
+    (:func:`accelsched.problems.atomic.placement.place_and_buffer`), and the status
     is OPTIMAL only when the two meet (always on abstract instances, where nothing
     is added).
 Large DAGs: rolling horizon
-    Above :data:`MAX_ATOMS` atoms the model over the whole DAG is too large
+    Above :attr:`RoundsParams.max_atoms` atoms the model over the whole DAG is too large
     (atoms x atoms Booleans). The method then starts from a schedule (the warm
     start, e.g. the DP's with ``--warm-start dp``, else the greedy rounds of
     :func:`greedy_rounds`) and re-optimizes it window by window: the atoms of
-    consecutive rounds (about :data:`WINDOW_ATOMS`) form a sub-DAG whose producers
+    consecutive rounds (about :attr:`RoundsParams.window_atoms`) form a sub-DAG whose producers
     outside it all run earlier and whose consumers outside it all run
     later, so any round schedule of the window, put in its place, keeps every rule;
     the window's model is hinted with its current rounds and replaces them only when
@@ -44,8 +44,10 @@ The model is hinted by the greedy rounds of :func:`greedy_rounds` or by a warm s
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -58,22 +60,47 @@ from accelsched.problems.atomic import (
     AtomicInstance,
     RoundSchedule,
     check,
-    evaluate,
     lower_bounds,
-    objective,
+    place_and_buffer,
+    price,
 )
-from accelsched.problems.atomic_placement import buffer_failure, place_and_buffer
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, SolveStats, Status, solve_cpsat
 
-__all__ = ["MAX_ATOMS", "METHODS", "RoundsCpSat", "compute_latency", "greedy_rounds", "solve_rounds", "window_dag"]
+__all__ = [
+    "METHODS",
+    "RoundsCpSat",
+    "RoundsParams",
+    "compute_latency",
+    "greedy_rounds",
+    "rounds_method",
+    "solve_rounds",
+    "window_dag",
+]
 
-MAX_ATOMS = 400
-"""Largest DAG the round model is built for whole: it has atoms x atoms Booleans (160,000 at this size)."""
 
-WINDOW_ATOMS = 256
-"""Atoms per window of the rolling horizon (whole rounds; at least one round)."""
+@dataclass(frozen=True)
+class RoundsParams:
+    """Sizes of the round method, validated at construction.
+
+    Parameters
+    ----------
+    max_atoms
+        Largest DAG the round model is built for whole (it has atoms x atoms Booleans); larger DAGs use the
+        rolling horizon. >= 1.
+    window_atoms
+        Atoms per window of the rolling horizon (whole rounds; at least one round). >= 1.
+    """
+
+    max_atoms: int = 400
+    window_atoms: int = 256
+
+    def __post_init__(self) -> None:
+        for name in ("max_atoms", "window_atoms"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"RoundsParams: field {name} must be an integer >= 1, got {value!r}")
 
 
 def compute_latency(dag: AtomDag, rounds: Sequence[Sequence[int]]) -> int:
@@ -201,11 +228,11 @@ def _start(instance: AtomicInstance, warm_start: RoundSchedule | None) -> tuple[
 
 
 def _rolling(
-    instance: AtomicInstance, rounds: list[tuple[int, ...]], options: SolveOptions, deadline: float
+    instance: AtomicInstance, rounds: list[tuple[int, ...]], options: SolveOptions, deadline: float, window_atoms: int
 ) -> tuple[list[tuple[int, ...]], int, int]:
     """Improve ``rounds`` window by window (module docstring): the rounds, windows solved and windows improved."""
     dag, engines = instance.dag, instance.n_engines
-    per_window = max(1, WINDOW_ATOMS // engines)
+    per_window = max(1, window_atoms // engines)
     starts = list(range(0, len(rounds), per_window))
     out: list[tuple[int, ...]] = []
     solved = improved = 0
@@ -234,24 +261,29 @@ def _rolling(
 
 
 def solve_rounds(
-    instance: AtomicInstance, options: SolveOptions, warm_start: RoundSchedule | None = None
+    instance: AtomicInstance,
+    options: SolveOptions,
+    warm_start: RoundSchedule | None = None,
+    params: RoundsParams | None = None,
 ) -> Result[RoundSchedule]:
     """Solve the round model, or improve a schedule by its rolling horizon on large DAGs (module docstring);
     latency objective only (other objectives give an ERROR result). A warm start that breaks a rule, brings its own
-    atom sizes or puts more atoms than engines in a round is ignored, and the statistics say so."""
-    start = time.perf_counter()
+    atom sizes or puts more atoms than engines in a round is ignored, and the statistics say so. ``params``:
+    :class:`RoundsParams` (default ``RoundsParams()``)."""
+    params = params or RoundsParams()
+    start = time.perf_counter()  # the rolling horizon's deadline
     if instance.objective != "latency":
         return Result.no_solution(Status.ERROR, PROBLEM.name, "cpsat-rounds",
                                   f"objective {instance.objective!r}: the round model minimizes latency",
                                   backend="cpsat")  # fmt: skip
     hint, note = _start(instance, warm_start)
     global_bound = max(lower_bounds(instance))
-    if len(instance.dag.atoms) > MAX_ATOMS:
+    if len(instance.dag.atoms) > params.max_atoms:
         deadline = start + (options.time_limit_s if options.time_limit_s is not None else 60.0)
         before = compute_latency(instance.dag, hint.rounds)
-        rounds, solved, improved = _rolling(instance, list(hint.rounds), options, deadline)
+        rounds, solved, improved = _rolling(instance, list(hint.rounds), options, deadline, params.window_atoms)
         status, bound = Status.FEASIBLE, float(global_bound)
-        native = (f"rolling horizon: {solved} windows of {max(1, WINDOW_ATOMS // instance.n_engines)} rounds, "
+        native = (f"rolling horizon: {solved} windows of {max(1, params.window_atoms // instance.n_engines)} rounds, "
                   f"{improved} improved; compute latency {before} -> {compute_latency(instance.dag, rounds)} "
                   f"cycles{note}")  # fmt: skip
         stats = SolveStats(iterations=solved, native_status=native)
@@ -262,31 +294,33 @@ def solve_rounds(
                            native_status=answer.stats.native_status + note)  # fmt: skip
         if not answer.status.has_solution:
             return Result.no_solution(answer.status, PROBLEM.name, "cpsat-rounds", stats.native_status,
-                                      runtime_s=time.perf_counter() - start, backend="cpsat")  # fmt: skip
+                                      backend="cpsat")  # fmt: skip
         rounds = cpsat.decode(answer)
         status = answer.status
         bound = max(float(global_bound), answer.bound if answer.bound is not None else 0.0)
     schedule = place_and_buffer(instance, RoundSchedule(tuple(rounds)))
-    failure = buffer_failure(instance, schedule)
-    if failure is not None:
-        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "cpsat-rounds", failure,
-                                  runtime_s=time.perf_counter() - start, backend="cpsat")  # fmt: skip
-    value = objective(instance, schedule, evaluate(instance, schedule))
+    value, failure = price(instance, schedule)
+    if value is None:
+        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "cpsat-rounds", str(failure), backend="cpsat")
     if status is Status.OPTIMAL and value > bound * (1 + 1e-9):
         status = Status.FEASIBLE  # the compute optimum, but transfers add time the model does not see
     return Result(status, PROBLEM.name, "cpsat-rounds", solution=schedule, objective=value, bound=bound,
-                  runtime_s=time.perf_counter() - start, backend="cpsat", seed=options.seed,
-                  stats=stats)  # fmt: skip
+                  backend="cpsat", seed=options.seed, stats=stats)  # fmt: skip
 
 
-METHODS: tuple[MethodSpec, ...] = (
-    MethodSpec(
+def rounds_method(params: RoundsParams | None = None) -> MethodSpec:
+    """The ``cpsat-rounds`` method with ``params`` (default ``RoundsParams()``), e.g. to run it through
+    :func:`accelsched.registry.run_method` with a smaller whole-model size."""
+    run = solve_rounds if params is None else functools.partial(solve_rounds, params=params)
+    return MethodSpec(
         "cpsat-rounds",
         PROBLEM.name,
         "exact",
-        solve_rounds,
+        run,
         "CP-SAT: atoms to synchronous rounds of at most N atoms, minimum sum of round durations (rolling horizon on "
         "large DAGs)",
-    ),
-)
+    )
+
+
+METHODS: tuple[MethodSpec, ...] = (rounds_method(),)
 """The CP-SAT round method: ``cpsat-rounds``."""

@@ -1,25 +1,33 @@
 """Atom sizing by simulated annealing (after Atomic Dataflow's Algorithm 1).
 
-State: one candidate size per layer, from :func:`accelsched.formulations.atom_sizes.size_table`
+State: one candidate size per layer, from :func:`accelsched.problems.atomic.sizes.size_table`
 (the same candidates as the exact method). Cost: the variance of the layers' atom
 cycles. Move: one random layer takes the next smaller or larger candidate in its
 cycle order, or (with ``jump_probability``) any of its candidates. Acceptance: Metropolis on the relative cost change,
 ``exp(-(dC / C) / T)``, with a geometric schedule from ``t0`` to ``t0 * t_end_ratio``
 over ``iterations`` moves; the best state is kept. Starts from every layer's
 median candidate. Seeded: the same seed gives the same sizes.
+
+The step ``atoms=sa`` of the atomic problem (:data:`STEPS`) anneals with seed 0 and
+default parameters over the instance's candidates
+(:func:`accelsched.problems.atomic.instance_size_table`) and hands the sizes to
+:func:`accelsched.problems.atomic.make_instance` as ``sizes=``.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from accelsched.formulations.atom_sizes import SizeTable, variance
-from accelsched.problems.atomic import AtomSize
+from accelsched.hardware.spec import Accelerator
+from accelsched.models.workload import Workload
+from accelsched.problems.atomic import PROBLEM, AtomSize, SizeTable, size_step_table, sized_options, variance
+from accelsched.problems.base import InstanceStep
 
-__all__ = ["AtomSizeSAParams", "sa_sizes"]
+__all__ = ["STEPS", "AtomSizeSAParams", "sa_sizes", "sa_step"]
 
 
 @dataclass(frozen=True)
@@ -33,13 +41,15 @@ class AtomSizeSAParams:
     jump_probability: float = 0.2
 
     def __post_init__(self) -> None:
-        if (
-            self.iterations < 1
-            or not self.t0 > 0
-            or not 0 < self.t_end_ratio <= 1
-            or not 0 <= self.jump_probability <= 1
-        ):
-            raise ValueError(f"AtomSizeSAParams: need iterations >= 1, t0 > 0, 0 < t_end_ratio <= 1; got {self}")
+        rules = (
+            ("iterations", self.iterations >= 1, "iterations >= 1"),
+            ("t0", self.t0 > 0, "t0 > 0"),
+            ("t_end_ratio", 0 < self.t_end_ratio <= 1, "0 < t_end_ratio <= 1"),
+            ("jump_probability", 0 <= self.jump_probability <= 1, "0 <= jump_probability <= 1"),
+        )
+        for name, ok, need in rules:
+            if not ok:
+                raise ValueError(f"AtomSizeSAParams: field {name} must satisfy {need}, got {getattr(self, name)!r}")
 
 
 def sa_sizes(
@@ -54,7 +64,7 @@ def sa_sizes(
     best_cost, best_index = cost, list(index)
     movable = [i for i, c in enumerate(table.candidates) if len(c) > 1]
     if not movable:
-        return _sizes(table, best_index), best_cost
+        return table.sizes(best_index), best_cost
     decay = params.t_end_ratio ** (1 / max(1, params.iterations - 1))
     temperature = params.t0
     for _ in range(params.iterations):
@@ -75,8 +85,21 @@ def sa_sizes(
             else:
                 cycles[layer] = old
         temperature *= decay
-    return _sizes(table, best_index), best_cost
+    return table.sizes(best_index), best_cost
 
 
-def _sizes(table: SizeTable, index: list[int]) -> dict[str, AtomSize]:
-    return {name: table.candidates[i][k][0] for i, (name, k) in enumerate(zip(table.layers, index, strict=True))}
+def sa_step(workload: Workload, accelerator: Accelerator, options: Mapping[str, str]) -> dict[str, str]:
+    """``options`` with the annealed sizes (seed 0, default parameters) as ``sizes=`` (module docstring).
+
+    Raises
+    ------
+    InputError
+        Bad options (:func:`accelsched.problems.atomic.size_step_table`).
+    """
+    return sized_options(options, sa_sizes(size_step_table(workload, accelerator, options), seed=0)[0])
+
+
+STEPS: tuple[InstanceStep, ...] = (
+    InstanceStep(PROBLEM.name, "atoms", "sa", sa_step, "atom sizes of low cycle variance by Algorithm 1's annealing"),
+)
+"""The atom-size step ``atoms=sa`` of the atomic problem."""

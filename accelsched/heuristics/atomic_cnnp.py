@@ -31,13 +31,11 @@ import time
 from dataclasses import dataclass
 
 from accelsched.heuristics.atomic_regions import allocate, balanced_segments, layer_table, regions
-from accelsched.heuristics.atomic_search import search_schedules
-from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule
-from accelsched.problems.atomic_atoms import split_size
-from accelsched.problems.atomic_placement import evict, serpentine
+from accelsched.heuristics.atomic_search import search_result, search_schedules
+from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, evict, serpentine, split_size
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.result import Result
-from accelsched.solvers import SolveOptions, SolveStats, Status
+from accelsched.solvers import SolveOptions, Status
 
 __all__ = ["METHODS", "CnnpConfig", "cnnp_configs", "cnnp_schedule", "solve_cnnp"]
 
@@ -128,20 +126,15 @@ def _place_layer(dag: AtomDag, layer: str, samples: range, cluster: list[int], p
 
 
 def solve_cnnp(instance: AtomicInstance, options: SolveOptions, warm_start: object = None) -> Result[RoundSchedule]:
-    """Search the configurations (module docstring) and return the best, checked by the evaluator."""
-    start = time.perf_counter()
+    """Search the configurations (module docstring) and return the best, checked by the evaluator (the warm start
+    is not used)."""
+    start = time.perf_counter()  # the time limit of the search
     try:
         configs = cnnp_configs(instance)
     except ValueError as exc:
         return Result.no_solution(Status.ERROR, PROBLEM.name, "cnn-p", str(exc))
     found = search_schedules(instance, configs, lambda c: evict(instance, cnnp_schedule(instance, c)), options, start)
-    if found.choice is None or found.schedule is None or found.value is None:
-        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "cnn-p", f"no configuration fits: {found.failure}",
-                                  runtime_s=time.perf_counter() - start, iterations=found.tried)  # fmt: skip
-    note = f"{found.choice.describe()}; {found.tried} of {len(configs)} configurations priced"
-    return Result(Status.FEASIBLE, PROBLEM.name, "cnn-p", solution=found.schedule, objective=found.value,
-                  runtime_s=time.perf_counter() - start,
-                  stats=SolveStats(iterations=found.tried, native_status=note))  # fmt: skip
+    return search_result("cnn-p", found, len(configs), "configuration")
 
 
 METHODS: tuple[MethodSpec, ...] = (

@@ -4,10 +4,10 @@ fine-grained pipelining (after Tangram, ASPLOS'19, as compared by Atomic Dataflo
 Tiles
     Each layer's output rows are cut into about ``P`` row tiles: its atoms have
     ``h <= ceil(OY / P)`` rows (the candidate sizes of
-    :func:`accelsched.problems.atomic_atoms.split_size` with that cap), the rest of
+    :func:`accelsched.problems.atomic.atoms.split_size` with that cap), the rest of
     the layer split over its region.
 Segments
-    Consecutive layers (at most :data:`MAX_SEGMENT` and at most ``N``) that run at
+    Consecutive layers (at most :attr:`IlPipeParams.max_segment` and at most ``N``) that run at
     the same time on disjoint regions. Within a segment the layers get engines by
     the exact min-max allocation over their per-tile time tables
     (:func:`accelsched.heuristics.atomic_regions.allocate`), in consecutive runs of
@@ -24,9 +24,9 @@ Rounds
     round, Atomic Dataflow's round form, so the rounds are the pipeline's
     synchronous ticks.
 Search
-    ``P`` in {2, 4, 8}, each schedule placed, given Algorithm 3's write-backs and
-    priced by the round evaluator; the best objective wins. The time limit stops
-    the search (the best so far is kept).
+    ``P`` in :attr:`IlPipeParams.tiles` ({2, 4, 8} by default), each schedule
+    placed, given Algorithm 3's write-backs and priced by the round evaluator; the
+    best objective wins. The time limit stops the search (the best so far is kept).
 """
 
 from __future__ import annotations
@@ -37,22 +37,36 @@ from collections import deque
 from dataclasses import dataclass
 
 from accelsched.heuristics.atomic_regions import allocate, layer_table, regions
-from accelsched.heuristics.atomic_search import search_schedules
+from accelsched.heuristics.atomic_search import search_result, search_schedules
 from accelsched.models.layer import Layer
-from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule
-from accelsched.problems.atomic_atoms import split_size
-from accelsched.problems.atomic_placement import evict, serpentine
+from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, evict, serpentine, split_size
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.result import Result
-from accelsched.solvers import SolveOptions, SolveStats, Status
+from accelsched.solvers import SolveOptions, Status
 
-__all__ = ["MAX_SEGMENT", "METHODS", "IlPipePlan", "ilpipe_plan", "ilpipe_schedule", "solve_ilpipe"]
+__all__ = ["METHODS", "IlPipeParams", "IlPipePlan", "ilpipe_plan", "ilpipe_schedule", "solve_ilpipe"]
 
-MAX_SEGMENT = 16
-"""Most layers in one pipelined segment."""
 
-TILES: tuple[int, ...] = (2, 4, 8)
-"""Row tiles per layer the search tries."""
+@dataclass(frozen=True)
+class IlPipeParams:
+    """Settings of the inter-layer pipelining baseline, validated at construction.
+
+    Parameters
+    ----------
+    max_segment
+        Most layers in one pipelined segment, >= 1.
+    tiles
+        Row tiles per layer the search tries, in order; each >= 1, at least one.
+    """
+
+    max_segment: int = 16
+    tiles: tuple[int, ...] = (2, 4, 8)
+
+    def __post_init__(self) -> None:
+        if self.max_segment < 1:
+            raise ValueError(f"IlPipeParams: field max_segment must be >= 1, got {self.max_segment!r}")
+        if not self.tiles or any(t < 1 for t in self.tiles):
+            raise ValueError(f"IlPipeParams: field tiles must be row tile counts >= 1, got {self.tiles!r}")
 
 
 @dataclass(frozen=True)
@@ -72,8 +86,8 @@ def _rows(layer: Layer, tiles: int) -> int:
     return math.ceil(layer.OY / min(tiles, layer.OY))
 
 
-def ilpipe_plan(instance: AtomicInstance, tiles: int) -> IlPipePlan:
-    """Segments and regions for ``tiles`` row tiles (module docstring).
+def ilpipe_plan(instance: AtomicInstance, tiles: int, max_segment: int = IlPipeParams.max_segment) -> IlPipePlan:
+    """Segments (at most ``max_segment`` layers) and regions for ``tiles`` row tiles (module docstring).
 
     Raises
     ------
@@ -89,7 +103,7 @@ def ilpipe_plan(instance: AtomicInstance, tiles: int) -> IlPipePlan:
         table = layer_table(layer, acc, engines, max_rows=_rows(layer, tiles))
         count = math.ceil(layer.OY / split_size(layer, acc, 1, max_rows=_rows(layer, tiles)).h)
         per_tile.append([t / count for t in table])
-    longest = min(MAX_SEGMENT, engines)
+    longest = min(max_segment, engines)
     best = [0.0] + [math.inf] * len(layers)
     cut: list[tuple[int, tuple[int, ...]]] = [(0, ())] * (len(layers) + 1)
     for j in range(1, len(layers) + 1):
@@ -159,21 +173,19 @@ def _queues(
     return {e: deque(a for _, a in sorted(items)) for e, items in queues.items()}
 
 
-def solve_ilpipe(instance: AtomicInstance, options: SolveOptions, warm_start: object = None) -> Result[RoundSchedule]:
-    """Search the row tiles (module docstring) and return the best schedule, checked by the evaluator."""
-    start = time.perf_counter()
+def solve_ilpipe(
+    instance: AtomicInstance, options: SolveOptions, warm_start: object = None, params: IlPipeParams | None = None
+) -> Result[RoundSchedule]:
+    """Search the row tiles of ``params`` (default ``IlPipeParams()``; module docstring) and return the best
+    schedule, checked by the evaluator (the warm start is not used)."""
+    params = params or IlPipeParams()
+    start = time.perf_counter()  # the time limit of the search
     if instance.workload is None:
         return Result.no_solution(Status.ERROR, PROBLEM.name, "il-pipe",
                                   "the inter-layer pipelining baseline needs a workload")  # fmt: skip
-    plans = (ilpipe_plan(instance, tiles) for tiles in TILES)
+    plans = (ilpipe_plan(instance, tiles, params.max_segment) for tiles in params.tiles)
     found = search_schedules(instance, plans, lambda p: evict(instance, ilpipe_schedule(instance, p)), options, start)
-    if found.choice is None or found.schedule is None or found.value is None:
-        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "il-pipe", f"no tiling fits: {found.failure}",
-                                  runtime_s=time.perf_counter() - start, iterations=found.tried)  # fmt: skip
-    note = f"{found.choice.describe()}; {found.tried} of {len(TILES)} tilings priced"
-    return Result(Status.FEASIBLE, PROBLEM.name, "il-pipe", solution=found.schedule, objective=found.value,
-                  runtime_s=time.perf_counter() - start,
-                  stats=SolveStats(iterations=found.tried, native_status=note))  # fmt: skip
+    return search_result("il-pipe", found, len(params.tiles), "tiling")
 
 
 METHODS: tuple[MethodSpec, ...] = (

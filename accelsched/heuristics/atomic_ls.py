@@ -1,7 +1,7 @@
 """Layer-sequential baseline of the atomic problem (method ``ls``): every layer split evenly over all engines.
 
 Layers run one after the other in workload order, each split over all ``N``
-engines (:func:`accelsched.problems.atomic_atoms.split_size`, the size that runs
+engines (:func:`accelsched.problems.atomic.atoms.split_size`, the size that runs
 the whole batch of the layer fastest in lock step) and *batch-enhanced*: a layer
 runs for every sample of the batch before the next layer starts. Within a layer:
 
@@ -15,16 +15,12 @@ runs for every sample of the batch before the next layer starts. Within a layer:
   block.
 
 Engines are fixed by this rule (a partial sum stays on its engine); Algorithm 3's
-write-backs follow (:func:`accelsched.problems.atomic_placement.evict`).
+write-backs follow (:func:`accelsched.problems.atomic.placement.evict`).
 """
 
 from __future__ import annotations
 
-import time
-
-from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule, evaluate, objective
-from accelsched.problems.atomic_atoms import split_size
-from accelsched.problems.atomic_placement import buffer_failure, evict
+from accelsched.problems.atomic import PROBLEM, AtomicInstance, RoundSchedule, evict, price, split_size
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, SolveStats, Status
@@ -76,17 +72,15 @@ def ls_schedule(instance: AtomicInstance) -> RoundSchedule:
 
 def solve_ls(instance: AtomicInstance, options: SolveOptions, warm_start: object = None) -> Result[RoundSchedule]:
     """Run the layer-sequential baseline (the warm start and the time limit are not used)."""
-    start = time.perf_counter()
     if instance.workload is None:
         return Result.no_solution(Status.ERROR, PROBLEM.name, "ls", "the layer-sequential baseline needs a workload")
     schedule = evict(instance, ls_schedule(instance))
-    failure = buffer_failure(instance, schedule)
-    if failure is not None:
-        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "ls", failure, runtime_s=time.perf_counter() - start)
-    value = objective(instance, schedule, evaluate(instance, schedule))
+    value, failure = price(instance, schedule)
+    if value is None:
+        return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "ls", str(failure))
     note = f"{len(schedule.rounds)} rounds; {len(schedule.write_back)} outputs written back"
     return Result(Status.FEASIBLE, PROBLEM.name, "ls", solution=schedule, objective=value,
-                  runtime_s=time.perf_counter() - start, stats=SolveStats(native_status=note))  # fmt: skip
+                  stats=SolveStats(native_status=note))  # fmt: skip
 
 
 METHODS: tuple[MethodSpec, ...] = (

@@ -2,7 +2,7 @@
 min-max engine allocation, contiguous regions and layer segments.
 
 * :func:`layer_table`: the cycles of one sample of a layer split evenly over ``f``
-  engines, ``f = 1..N`` (:func:`accelsched.problems.atomic_atoms.split_cycles`),
+  engines, ``f = 1..N`` (:func:`accelsched.problems.atomic.atoms.split_cycles`),
   made non-increasing (``f`` engines can always run what ``f' < f`` run).
 * :func:`allocate`: integers ``f_i >= 1`` with ``sum f_i <= N`` minimizing
   ``max_i t_i(f_i)`` for tables ``t_i``, exactly, by the threshold search of
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from accelsched.hardware.spec import Accelerator
 from accelsched.models.layer import Layer
 from accelsched.problems.allocation import min_max_allocation
-from accelsched.problems.atomic_atoms import split_cycles
+from accelsched.problems.atomic import split_cycles
 
 __all__ = ["allocate", "balanced_segments", "layer_table", "regions"]
 

@@ -3,7 +3,7 @@ r"""Min-max allocation of identical units (tiles, engines) to stages with time t
 Stage :math:`i` given :math:`f` units takes :math:`t_i(f)`, :math:`f = 1, \ldots, C`;
 choose :math:`f_i \ge 1` with :math:`\sum_i f_i \le C` minimizing
 :math:`\max_i t_i(f_i)`, units left over staying idle. Shared by SET's S-Cut tile
-allocation (:mod:`accelsched.formulations.tile_allocation`, which also states it as
+allocation (:mod:`accelsched.formulations.ra_tree_tiles`, which also states it as
 an ILP) and the layer-parallel baselines of the atomic problem
 (:mod:`accelsched.heuristics.atomic_regions`).
 """

@@ -17,7 +17,8 @@ def test_the_instances_spread_over_20_to_60_atoms() -> None:
 
 def test_a_small_run_reports_gaps_against_valid_references(tmp_path: Path) -> None:
     out = tmp_path / "gap.json"
-    data = run(count=2, time_limit_s=1, out=str(out))
+    # CP-SAT stops at a relative gap (deterministic on one thread); the time limit is a hang guard
+    data = run(count=2, time_limit_s=120, out=str(out), rel_gap=0.9)
     for row in data["rows"]:
         assert row["dp_gap"] >= -1e-9 and row["cpsat_latency"] <= row["dp_latency"]  # warm-started by the DP
         assert row["reference"] <= row["cpsat_latency"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from accelsched.bench import atomic_tables
-from accelsched.formulations import atomic_rounds
+from accelsched.formulations.atomic_rounds import RoundsParams
 
 
 def test_compare_runs_every_method_resumes_and_renders(tmp_path: Path) -> None:
@@ -25,11 +25,11 @@ def test_compare_runs_every_method_resumes_and_renders(tmp_path: Path) -> None:
     assert text.count("x |") >= 2  # the speedup table
 
 
-def test_dp_time_and_rolling_report_their_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dp_time_and_rolling_report_their_figures(tmp_path: Path) -> None:
     timing = atomic_tables.dp_time("random:3:1", batch=2, repeats=2, out=str(tmp_path / "t.json"))
     assert len(timing["dp_s"]) == 2 and timing["n_atoms"] > 0 and "DP speed" in atomic_tables.render(timing)
-    monkeypatch.setattr(atomic_rounds, "MAX_ATOMS", 5)  # force the rolling horizon on a small DAG
-    result = atomic_tables.rolling("random:3:1", batch=1, time_limit_s=10, out=str(tmp_path / "r.json"))
+    small = RoundsParams(max_atoms=5)  # force the rolling horizon on a small DAG
+    result = atomic_tables.rolling("random:3:1", batch=1, time_limit_s=10, out=str(tmp_path / "r.json"), params=small)
     assert result["cpsat"]["status"] == "FEASIBLE" and "rolling horizon" in result["cpsat"]["note"]
     assert result["cpsat"]["bound_cycles"] <= result["cpsat"]["latency_cycles"]
     assert "gap" in atomic_tables.render(result)

@@ -1,21 +1,21 @@
-"""Atom sizing: the exact variance scan against brute force, never above Algorithm 1's annealing; candidates."""
+"""Atom sizing: the exact variance scan against brute force, never above Algorithm 1's annealing; the size steps
+of the registry's make_instance."""
 
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pytest
 
 from accelsched.errors import InputError
-from accelsched.formulations.atom_sizes import SizeTable, exact_sizes, size_table, variance
+from accelsched.formulations.atom_sizes import exact_sizes
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.spec import Accelerator
 from accelsched.heuristics.atom_sizes_sa import AtomSizeSAParams, sa_sizes
 from accelsched.models.registry import load_workload
-from accelsched.problems.atomic import AtomSize, make_instance
-from accelsched.problems.atomic_atoms import atom_chunks, atom_count, candidate_table, check_size
+from accelsched.problems.atomic import PROBLEM, AtomSize, SizeTable, size_table, variance
+from accelsched.registry import make_instance
 
 KC = load_accelerator("atomic-8x8-kc")
 YX = load_accelerator("atomic-8x8-yx")
@@ -51,36 +51,6 @@ def test_the_exact_variance_is_never_above_the_annealings(workload: str, acceler
         assert variance(table.cycles(sizes)) == pytest.approx(annealed)
 
 
-def test_candidates_keep_the_pe_array_rule_and_fit_the_buffer() -> None:
-    workload = load_workload("random:6:1")
-    for accelerator in (KC, YX):
-        table = size_table(workload, accelerator, max_atoms=16)
-        for name, cands in zip(table.layers, table.candidates, strict=True):
-            assert cands and [t for _, t in cands] == sorted(t for _, t in cands)
-            for size, _ in cands:
-                check_size(workload[name], size, accelerator.cores[0])
-
-
-def test_every_layer_offers_parallel_blocks_enough_to_fill_the_engines_and_no_slow_atoms() -> None:
-    """Blocks (atoms of a sample that can run at once; input-channel parts chain) are at least ``min_atoms`` where a
-    layer can have that many, and no candidate runs the layer in lock step on the engines more than 1 / efficiency
-    slower than the fastest."""
-    workload = load_workload("random:6:1")
-    table = size_table(workload, KC, max_atoms=64, min_atoms=16, efficiency=0.8)
-    for name, cands in zip(table.layers, table.candidates, strict=True):
-        layer = workload[name]
-        every = candidate_table(layer, KC)
-        most = max(c.count // atom_chunks(layer, c.size) for c in every)
-        blocks = [atom_count(layer, size) // atom_chunks(layer, size) for size, _ in cands]
-        assert min(blocks) >= min(16, most), (name, blocks)
-        chunks = [atom_chunks(layer, size) for size, _ in cands]
-        lock_step = [c * math.ceil(b / KC.n_cores) * cycles for c, b, (_, cycles) in zip(chunks, blocks, cands,
-                                                                                          strict=True)]  # fmt: skip
-        assert max(lock_step) * 0.8 <= min(lock_step)
-    with pytest.raises(ValueError, match="efficiency must be in"):
-        size_table(workload, KC, efficiency=0.0)
-
-
 def test_the_annealing_is_seeded_and_validated() -> None:
     table = synthetic(3)
     assert sa_sizes(table, 7) == sa_sizes(table, 7)
@@ -90,10 +60,11 @@ def test_the_annealing_is_seeded_and_validated() -> None:
 
 def test_instances_take_exact_or_annealed_sizes_and_refuse_unknown_methods() -> None:
     workload = load_workload("random:4:1")
-    exact = make_instance(workload, KC, {"engines": "4", "atoms": "exact"})
-    annealed = make_instance(workload, KC, {"engines": "4", "atoms": "sa"})
+    exact = make_instance(PROBLEM, workload, KC, {"engines": "4", "atoms": "exact"})
+    annealed = make_instance(PROBLEM, workload, KC, {"engines": "4", "atoms": "sa"})
     assert exact.dag.atoms and annealed.dag.atoms
+    assert (exact.meta["atoms"], annealed.meta["atoms"]) == ("exact", "sa")
     with pytest.raises(InputError, match="use even, exact or sa"):
-        make_instance(workload, KC, {"atoms": "best"})
+        make_instance(PROBLEM, workload, KC, {"atoms": "best"})
     with pytest.raises(InputError, match="both atom= and atoms="):
-        make_instance(workload, KC, {"atoms": "exact", "atom": "1,1,16,16"})
+        make_instance(PROBLEM, workload, KC, {"atoms": "exact", "atom": "1,1,16,16"})

@@ -10,8 +10,16 @@ import pytest
 from accelsched.formulations.atomic_joint_mapping import joint_engines
 from accelsched.formulations.atomic_rounds import greedy_rounds
 from accelsched.hardware import load_accelerator
-from accelsched.problems.atomic import AtomDag, AtomicInstance, RoundSchedule, check
-from accelsched.problems.atomic_placement import assign_engines, hop_matrix, placement_byte_hops, zigzag_engines
+from accelsched.problems.atomic import (
+    AtomDag,
+    AtomicInstance,
+    RoundSchedule,
+    assign_engines,
+    check,
+    hop_matrix,
+    placement_byte_hops,
+    zigzag_engines,
+)
 from accelsched.solvers import SolveOptions, Status
 
 KC = load_accelerator("atomic-8x8-kc")

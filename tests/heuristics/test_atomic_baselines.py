@@ -10,13 +10,13 @@ import pytest
 
 from accelsched.hardware import load_accelerator
 from accelsched.heuristics.atomic_cnnp import cnnp_configs, cnnp_schedule
-from accelsched.heuristics.atomic_ilpipe import ilpipe_plan, ilpipe_schedule
+from accelsched.heuristics.atomic_ilpipe import IlPipeParams, ilpipe_plan, ilpipe_schedule, solve_ilpipe
 from accelsched.models.builder import NetBuilder
 from accelsched.models.registry import load_workload
-from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, make_instance
-from accelsched.problems.atomic_placement import serpentine
+from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, make_instance, serpentine
 from accelsched.registry import get_method, run_method
 from accelsched.solvers import SolveOptions, Status
+from tests.problems.atomic.helpers import with_buffer
 
 KC = load_accelerator("atomic-8x8-kc")
 OPTIONS = SolveOptions(time_limit_s=60)
@@ -100,8 +100,6 @@ def test_baselines_refuse_an_abstract_instance_with_a_reason() -> None:
 
 
 def test_every_method_reports_a_buffer_its_atoms_cannot_fit_as_infeasible() -> None:
-    from tests.problems.atomic_helpers import with_buffer
-
     b = NetBuilder("small", 32, 4, 4)
     x = b.conv(b.input, 32, 3, pad=1, name="a")
     b.conv(x, 32, 3, pad=1, name="b")
@@ -109,5 +107,13 @@ def test_every_method_reports_a_buffer_its_atoms_cannot_fit_as_infeasible() -> N
     # schedule one whole-layer atom per layer
     inst = make_instance(b.build(), with_buffer(KC, 2048), {"engines": "4", "atom": "4,4,32,32"})
     for method in ("cpsat-rounds", "cpsat-jobshop", "dp", "ls", "cnn-p", "il-pipe"):
-        result = run_method(PROBLEM, inst, get_method("atomic", method), SolveOptions(time_limit_s=10))
+        result = run_method(PROBLEM, inst, get_method("atomic", method), SolveOptions(time_limit_s=60))
         assert result.status is Status.INFEASIBLE and "the round's own atoms do not fit" in result.stats.native_status
+
+
+def test_the_pipelining_parameters_choose_the_tilings_tried() -> None:
+    result = solve_ilpipe(instance(2), OPTIONS, params=IlPipeParams(tiles=(4,)))
+    assert result.status is Status.FEASIBLE and "4 row tiles" in result.stats.native_status
+    assert "1 of 1 tilings priced" in result.stats.native_status
+    with pytest.raises(ValueError, match="field tiles"):
+        IlPipeParams(tiles=())

@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from accelsched.formulations.tile_allocation import allocate_tiles
+from accelsched.formulations.ra_tree_tiles import allocate_tiles
 from accelsched.heuristics.atomic_regions import allocate, balanced_segments, regions
 
 

@@ -19,7 +19,7 @@ bytes from engine ``e`` to ``f`` costs ``b x hops(e, f)`` byte-hops under XY rou
   serpentine (boustrophedon) order, each round's atoms placed in that order by
   (layer order, atom index), so that consecutive atoms of a layer are neighbours.
 * :func:`evict` (Atomic Dataflow's Algorithm 3): rounds in order, and on each
-  engine whose buffer would overflow (:func:`accelsched.hardware.cost.rounds.buffer_occupancy`),
+  engine whose buffer would overflow (:func:`accelsched.problems.atomic.cost.buffer_occupancy`),
   the held outputs with the largest *size x time to reuse* (bytes x rounds until
   their next consumer) are written back to HBM until the round fits. A written-back
   output leaves the buffer when it is produced (writing it back at production
@@ -29,7 +29,8 @@ bytes from engine ``e`` to ``f`` costs ``b x hops(e, f)`` byte-hops under XY rou
   pass over the rounds suffices. A round whose atoms alone overflow stays over
   (the checker then names it).
 
-:func:`place_and_buffer` applies the instance's mapping and then the eviction.
+:func:`place_and_buffer` applies the instance's mapping and then the eviction;
+:func:`price` gives a placed, buffered schedule's objective, or why it does not fit.
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ import bisect
 import numpy as np
 from ortools.graph.python import linear_sum_assignment
 
-from accelsched.problems.atomic import AtomicInstance, RoundSchedule
+from accelsched.problems.atomic.cost import buffer_overflow, evaluate_rounds
+from accelsched.problems.atomic.dag import RoundSchedule
+from accelsched.problems.atomic.instance import AtomicInstance
 
 __all__ = [
     "assign_engines",
@@ -48,6 +51,7 @@ __all__ = [
     "hop_matrix",
     "place_and_buffer",
     "placement_byte_hops",
+    "price",
     "serpentine",
     "zigzag_engines",
 ]
@@ -213,8 +217,6 @@ def _slots(schedule: RoundSchedule, n: int) -> list[int]:
 def evict(instance: AtomicInstance, schedule: RoundSchedule) -> RoundSchedule:
     """The schedule with the write-backs of Algorithm 3 added (module docstring); unchanged on an abstract
     instance or when every buffer already fits."""
-    from accelsched.hardware.cost.rounds import buffer_overflow
-
     if instance.accelerator is None or buffer_overflow(instance, schedule) is None:
         return schedule
     capacity = instance.accelerator.cores[0].top_capacity_bytes
@@ -264,8 +266,6 @@ def _fit(
 def buffer_failure(instance: AtomicInstance, schedule: RoundSchedule) -> str | None:
     """Why ``schedule``, given :func:`evict`'s write-backs, still overflows a buffer (its round's own atoms do not
     fit), or None."""
-    from accelsched.hardware.cost.rounds import buffer_overflow
-
     over = buffer_overflow(instance, schedule)
     if over is None:
         return None
@@ -281,3 +281,12 @@ def place_and_buffer(instance: AtomicInstance, schedule: RoundSchedule) -> Round
         return schedule
     placed = zigzag_engines(instance, schedule) if instance.mapping == "zigzag" else assign_engines(instance, schedule)
     return evict(instance, placed)
+
+
+def price(instance: AtomicInstance, schedule: RoundSchedule) -> tuple[float | None, str | None]:
+    """The instance's objective of the round evaluator for a placed, buffered ``schedule``, or None and why it
+    overflows a buffer (:func:`buffer_failure`)."""
+    failure = buffer_failure(instance, schedule)
+    if failure is not None:
+        return None, failure
+    return evaluate_rounds(instance, schedule).metric(instance.objective), None

@@ -43,10 +43,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from accelsched.errors import InputError
+from accelsched.hardware.cost.layer_by_layer import part_of
+from accelsched.hardware.cost.layer_cost import layer_cost
 from accelsched.hardware.spec import Accelerator, Core
 from accelsched.models.layer import Layer, OpKind
 from accelsched.models.workload import Workload
-from accelsched.problems.atomic import Atom, AtomDag, AtomSize, Partition
+from accelsched.problems.atomic.dag import Atom, AtomDag, AtomSize, Partition
 
 __all__ = [
     "ATOMS_PER_ENGINE",
@@ -58,6 +60,7 @@ __all__ = [
     "candidate_table",
     "check_size",
     "clip_size",
+    "lock_step_cycles",
     "size_candidates",
     "split_cycles",
     "split_size",
@@ -199,9 +202,6 @@ def atom_cost(layer: Layer, shape: AtomSize, accelerator: Accelerator) -> tuple[
     InputError
         The engine cannot run the layer's operator.
     """
-    from accelsched.hardware.cost import layer_cost
-    from accelsched.hardware.cost.layer_by_layer import part_of
-
     core = accelerator.cores[0]
     if _grouped(layer):
         part = part_of(layer, B=1, OY=shape.h, OX=shape.w, G=shape.co // layer.K)
@@ -249,7 +249,7 @@ def split_size(
     """The candidate size that runs ``samples`` samples of ``layer`` fastest on ``n_engines`` engines working in
     lock step (:func:`split_cycles`), then fewer atoms, then larger atoms; ``max_rows`` caps ``h``. This is how a
     layer is *split evenly over the engines* (layer-sequential execution). As for Atomic Dataflow's sizes
-    (:func:`accelsched.formulations.atom_sizes.size_table`), at most :data:`ATOMS_PER_ENGINE` atoms per engine and
+    (:func:`accelsched.problems.atomic.sizes.size_table`), at most :data:`ATOMS_PER_ENGINE` atoms per engine and
     sample are offered (the cost model charges an atom no fixed overhead, so without a cap the finest split would
     always win on rounding alone)."""
     return _split(layer, accelerator, n_engines, samples, max_rows)[1]
@@ -258,9 +258,8 @@ def split_size(
 def split_cycles(
     layer: Layer, accelerator: Accelerator, n_engines: int, samples: int = 1, max_rows: int | None = None
 ) -> int:
-    """Cycles of ``samples`` samples of ``layer`` on ``n_engines`` engines in lock step with the best size:
-    ``chunks x ceil(blocks x samples / n_engines) x cycles per atom``, the input-channel parts (chunks) of an
-    output block running one after the other, its blocks side by side."""
+    """Cycles of ``samples`` samples of ``layer`` on ``n_engines`` engines in lock step with the best size
+    (:func:`lock_step_cycles`)."""
     return _split(layer, accelerator, n_engines, samples, max_rows)[0]
 
 
@@ -274,13 +273,21 @@ def _split(
     fewest = min(c.count for c in allowed)
     allowed = [c for c in allowed if c.count <= max(ATOMS_PER_ENGINE * n_engines, fewest)]
     for c in allowed:
-        size, chunks = c.size, atom_chunks(layer, c.size)
-        cycles = chunks * math.ceil(c.count // chunks * samples / n_engines) * c.cycles
+        size = c.size
+        cycles = lock_step_cycles(layer, size, c.cycles, n_engines, samples)
         key = (cycles, c.count, -size.h * size.w * size.ci * size.co)
         if best is None or key < best[0]:
             best = key, size
     assert best is not None
     return best[0][0], best[1]
+
+
+def lock_step_cycles(layer: Layer, size: AtomSize, cycles: int, n_engines: int, samples: int = 1) -> int:
+    """Cycles of ``samples`` samples of ``layer`` on ``n_engines`` engines in lock step with atoms of ``size`` taking
+    ``cycles`` each: ``chunks x ceil(blocks x samples / n_engines) x cycles``, the input-channel parts (chunks) of an
+    output block running one after the other, its blocks side by side."""
+    chunks = atom_chunks(layer, size)
+    return chunks * math.ceil(atom_count(layer, size) // chunks * samples / n_engines) * cycles
 
 
 def _ranges(total: int, step: int) -> list[tuple[int, int]]:

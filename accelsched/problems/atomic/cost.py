@@ -1,4 +1,5 @@
-r"""The round evaluator of the atomic problem (:mod:`accelsched.problems.atomic`).
+r"""The round evaluator of the atomic problem (:mod:`accelsched.problems.atomic`), built from the shared
+primitives of :mod:`accelsched.hardware.cost`.
 
 Execution
     Rounds run back to back. In a round each engine runs its atoms in the listed
@@ -11,7 +12,7 @@ Time of an atom ``a`` on engine ``e``
     being in the engine buffer before it computes:
 
     * ``compute``: the atom's cycles from the shared per-layer cost model
-      (:func:`accelsched.problems.atomic_atoms.atom_cost`);
+      (:func:`accelsched.problems.atomic.atoms.atom_cost`);
     * ``load = max(NoC, HBM)``, the two loads running in parallel. NoC: every
       input held on chip by another engine crosses the mesh with
       :func:`accelsched.hardware.cost.transfer.core_to_core` (bytes over the link
@@ -56,7 +57,8 @@ import numpy as np
 from accelsched.hardware.cost.report import CostReport
 from accelsched.hardware.cost.transfer import core_to_core
 from accelsched.hardware.spec import Accelerator, Mesh
-from accelsched.problems.atomic import AtomDag, AtomicInstance, RoundSchedule
+from accelsched.problems.atomic.dag import AtomDag, RoundSchedule
+from accelsched.problems.atomic.instance import AtomicInstance
 
 __all__ = [
     "AtomicMetrics",

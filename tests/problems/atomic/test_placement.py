@@ -10,21 +10,27 @@ import pytest
 
 from accelsched.formulations.atomic_rounds import greedy_rounds
 from accelsched.hardware import load_accelerator
-from accelsched.hardware.cost.rounds import buffer_occupancy, buffer_overflow
 from accelsched.models.builder import NetBuilder
 from accelsched.models.registry import load_workload
-from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, check, make_instance
-from accelsched.problems.atomic_placement import (
+from accelsched.problems.atomic import (
+    PROBLEM,
+    AtomDag,
+    AtomicInstance,
+    RoundSchedule,
     assign_engines,
+    buffer_occupancy,
+    buffer_overflow,
+    check,
     evict,
     hop_matrix,
+    make_instance,
     placement_byte_hops,
     serpentine,
     zigzag_engines,
 )
 from accelsched.registry import get_method, run_method
 from accelsched.solvers import SolveOptions
-from tests.problems.atomic_helpers import with_buffer
+from tests.problems.atomic.helpers import with_buffer
 
 KC = load_accelerator("atomic-8x8-kc")
 
