@@ -1,9 +1,9 @@
 r"""A lower bound of the partition objective that needs no columns: the traffic each capacity forces.
 
 The exact models prove their optimum over a column set; when the set is incomplete
-(RandWire, NasNet: too many columns to list) and column generation has not proved a
+(too many columns to list) and column generation has not proved a
 bound either, they still owe the user a valid lower bound. The weakest one,
-:func:`~accelsched.formulations.partition.common.compulsory_bound`, charges the
+:func:`compulsory_bound`, charges the
 smallest capacities and the traffic of the whole network fused on an unbounded
 buffer. This module adds, per pair of candidates, the traffic no partition under
 them can avoid, which small candidates make large.
@@ -56,19 +56,74 @@ ones an optimum needs (a chain whose layers fit only alone).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from accelsched.formulations.partition.pricing import TrafficTerms, closure
+from accelsched.problems.partition import PartitionInstance
 from accelsched.problems.partition_columns import FootprintBound, reachability
 
-if TYPE_CHECKING:
-    from accelsched.formulations.partition.common import VariantTable
-    from accelsched.problems.partition import PartitionInstance
+__all__ = [
+    "CapacityTerms",
+    "ForcedTraffic",
+    "compulsory_bound",
+    "forced_duals",
+    "forced_traffic_bound",
+    "forced_traffic_per_pair",
+]
 
-__all__ = ["ForcedTraffic", "forced_duals", "forced_traffic_bound", "forced_traffic_per_pair"]
+
+class CapacityTerms(Protocol):
+    """What the bounds read of a variant table
+    (:class:`~accelsched.formulations.partition.common.VariantTable` is one): the instance, its
+    candidate capacities and the objective's coefficients."""
+
+    @property
+    def instance(self) -> PartitionInstance:
+        """The partition instance."""
+        ...
+
+    @property
+    def act_bytes(self) -> Sequence[int]:
+        """The activation (or shared) buffer's candidate capacities, in bytes."""
+        ...
+
+    @property
+    def weight_bytes(self) -> Sequence[int]:
+        """The weight buffer's candidate capacities, in bytes (``(0,)`` with a shared buffer)."""
+        ...
+
+    @property
+    def metric_weight(self) -> float:
+        """The metric's weight in the objective (:math:`w`)."""
+        ...
+
+    def act_coefficient(self, k: int) -> float:
+        """The objective's term for the ``k``-th activation (or shared) candidate."""
+        ...
+
+    def weight_coefficient(self, k: int) -> float:
+        """The objective's term for the ``k``-th weight candidate."""
+        ...
+
+
+def compulsory_bound(table: CapacityTerms) -> float:
+    """A lower bound of the objective that needs no columns: compulsory traffic, smallest capacities.
+
+    The whole network as one subgraph on an unbounded buffer moves every weight once,
+    reads the network input once per source layer and writes the network output: the
+    traffic every partition has (splitting only adds the tensors that cross subgraphs,
+    and streaming modes only add reads), while the on-chip energy does not depend on
+    the partition. So its metric bounds every partition's, and the cheapest
+    candidates bound the capacity term of co-exploration.
+    """
+    model = table.instance.cost_model
+    whole = model.subgraph(range(table.instance.n_layers))
+    capacity = table.act_coefficient(0) + table.weight_coefficient(0)
+    return capacity + table.metric_weight * table.instance.metric_of(whole, whole.resident)
 
 
 @dataclass(frozen=True)
@@ -111,24 +166,14 @@ class _Tensor:
     """Per pair of consumers (positions in ``with_producer``): bounds of their closure."""
 
 
-def forced_traffic_bound(table: VariantTable) -> ForcedTraffic | None:
-    """The least, over the pairs of candidates, of the objective the forced traffic gives.
-
-    Parameters
-    ----------
-    table
-        The variant table of the instance (its capacity and metric coefficients).
-
-    Returns
-    -------
-    ForcedTraffic or None
-        None when no pair of candidates holds every single layer (the instance is
-        infeasible).
-    """
+def forced_traffic_bound(table: CapacityTerms) -> ForcedTraffic | None:
+    """The least, over the pairs of candidates, of the objective the forced traffic gives: the
+    :func:`forced_traffic_per_pair` of least value, or None when no pair of candidates holds every
+    single layer (the instance is infeasible)."""
     return min(forced_traffic_per_pair(table), key=attrgetter("value"), default=None)
 
 
-def forced_traffic_per_pair(table: VariantTable) -> tuple[ForcedTraffic, ...]:
+def forced_traffic_per_pair(table: CapacityTerms) -> tuple[ForcedTraffic, ...]:
     """The forced traffic of every pair of candidates that holds every single layer.
 
     Parameters
@@ -154,7 +199,7 @@ def forced_traffic_per_pair(table: VariantTable) -> tuple[ForcedTraffic, ...]:
     return tuple(found)
 
 
-def forced_duals(table: VariantTable) -> tuple[float, ...] | None:
+def forced_duals(table: CapacityTerms) -> tuple[float, ...] | None:
     r"""The forced traffic of a fixed-capacity instance as cover duals: a share of it per layer.
 
     Each forced term of the module docstring is paid by every subgraph holding one layer:

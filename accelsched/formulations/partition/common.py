@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from accelsched.errors import InfeasibleSolution
-from accelsched.formulations.partition.bound import forced_traffic_bound
+from accelsched.formulations.partition.bound import compulsory_bound, forced_traffic_bound
 from accelsched.formulations.partition.rules import PairRule
 from accelsched.hardware.cost.partition import Mode
 from accelsched.problems.partition import PROBLEM, Metric, PartitionInstance, PartitionSolution, check
@@ -321,22 +321,6 @@ def execution_order(
     return order
 
 
-def compulsory_bound(table: VariantTable) -> float:
-    """A lower bound of the objective that needs no columns: compulsory traffic, smallest capacities.
-
-    The whole network as one subgraph on an unbounded buffer moves every weight once,
-    reads the network input once per source layer and writes the network output: the
-    traffic every partition has (splitting only adds the tensors that cross subgraphs,
-    and streaming modes only add reads), while the on-chip energy does not depend on
-    the partition. So its metric bounds every partition's, and the cheapest
-    candidates bound the capacity term of co-exploration.
-    """
-    model = table.instance.cost_model
-    whole = model.subgraph(range(table.instance.n_layers))
-    capacity = table.act_coefficient(0) + table.weight_coefficient(0)
-    return capacity + table.metric_weight * table.instance.metric_of(whole, whole.resident)
-
-
 def checked_warm_start(
     instance: PartitionInstance, warm_start: PartitionSolution | None
 ) -> tuple[PartitionSolution | None, str]:
@@ -524,11 +508,11 @@ def partition_result(
     found: Assignment | None,
     bound: float | None,
     warm: Assignment | None,
-    runtime_s: float,
     seed: int,
     stats: SolveStats,
     notes: Sequence[str] = (),
     start_label: str = "the warm start",
+    runtime_s: float = 0.0,
 ) -> Result[PartitionSolution]:
     """The Result of an exact model from what its solver found.
 
@@ -539,8 +523,10 @@ def partition_result(
     set the status is at best FEASIBLE, and the solver's bound (valid only for the
     listed columns) is replaced by the larger of the forced-traffic bound
     (:func:`~accelsched.formulations.partition.bound.forced_traffic_bound`, at least
-    :func:`compulsory_bound`) and the bound column generation (in co-exploration: the
-    capacity decomposition) proved, and the native status says which.
+    :func:`~accelsched.formulations.partition.bound.compulsory_bound`) and the bound column
+    generation (in co-exploration: the capacity decomposition) proved, and the native status says
+    which. ``runtime_s`` may be left at 0: :func:`~accelsched.registry.run_method` times every
+    method and overwrites it.
     """
     if warm is not None and status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION):
         value = table.objective(warm)

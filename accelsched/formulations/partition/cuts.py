@@ -14,13 +14,6 @@ layers, 0 otherwise. An LP solution with three subgraphs at 1/3 over
 holding all three, gives it 4/3: the odd structure column generation's LP is full of
 on the large co-exploration pairs.
 
-Measured at a depth-2 node of RandWire-A's 640 KB co-exploration pair (shared buffer,
-energy): its master LP (1,022,254,773 pJ over 28,934 columns) has 37 fractional columns,
-in ninths, and 1,486 violated triples; 28 of them (at most two through a layer) raise the
-LP over the same columns to 1,024,365,973 pJ, 83 % of the way to the cutoff
-1,024,802,773 pJ, where Ryan-Foster branching had moved the bound 7 % in four nodes. Twelve
-rounds of pricing with the cuts (40-70 s each) then added 40 columns without lowering it.
-
 The cuts are valid for every partition, so they stay in the master for every node of the
 tree (:class:`SubsetRows`, shared by the master, the pricing MILP and the local search). A
 column's reduced cost gains :math:`-\sigma_R \ge 0` for each cut it hits (the cut's dual
@@ -43,9 +36,10 @@ import numpy as np
 __all__ = ["SUBSET_ROWS_PER_LAYER", "SubsetRows", "violated_subset_rows"]
 
 SUBSET_ROWS_PER_LAYER = 2
-"""Most cuts of one separation round through a layer (the most violated first): at the
-RandWire-A node above, 28 cuts chosen this way raised the LP more (to 1,024,365,973 pJ) than
-the 60 most violated ones (1,024,293,173 pJ), many of which cut the same columns."""
+"""Default of the most cuts of one separation round through a layer (the most violated first;
+``per_layer`` of :func:`violated_subset_rows`): cuts spread over
+the layers cut more of the LP's fractional columns than as many of the most violated ones, many of
+which cut the same columns."""
 
 _VIOLATION = 1e-3
 """Least violation of a cut worth adding."""
@@ -107,7 +101,12 @@ class SubsetRows:
 
 
 def violated_subset_rows(
-    members: Sequence[Sequence[int]], values: Sequence[float], n_layers: int, limit: int
+    members: Sequence[Sequence[int]],
+    values: Sequence[float],
+    n_layers: int,
+    limit: int,
+    *,
+    per_layer: int = SUBSET_ROWS_PER_LAYER,
 ) -> list[tuple[int, int, int]]:
     """Triples of layers whose subset-row cut an LP solution violates, most violated first.
 
@@ -121,8 +120,12 @@ def violated_subset_rows(
     n_layers
         Layers of the instance.
     limit
-        Most triples returned; at most :data:`SUBSET_ROWS_PER_LAYER` through one layer.
+        Most triples returned.
+    per_layer
+        Most triples returned through one layer (default :data:`SUBSET_ROWS_PER_LAYER`).
     """
+    if per_layer < 1:
+        raise ValueError(f"per_layer must be at least 1, got {per_layer}")
     if not members:
         return []
     incidence = np.zeros((len(members), n_layers), dtype=np.int8)
@@ -145,7 +148,7 @@ def violated_subset_rows(
     chosen: list[tuple[int, int, int]] = []
     used: Counter[int] = Counter()
     for _, triple in found:
-        if all(used[i] < SUBSET_ROWS_PER_LAYER for i in triple):
+        if all(used[i] < per_layer for i in triple):
             chosen.append(triple)
             used.update(triple)
             if len(chosen) >= limit:

@@ -65,17 +65,10 @@ pricing MILP with duals :math:`\pi_i + \rho` proves
 a linear minimum, taken at the four corners of its domain (:math:`\rho = 0` gives the
 bound above). Dinkelbach's steps choose :math:`\rho`: the least ratio :math:`d_S / |S|`
 of the sets met so far, until the MILP proves :math:`\mu \ge 0`
-(:meth:`~accelsched.formulations.partition.colgen.ColumnGeneration._spread`); every
+(:meth:`~accelsched.formulations.partition.colgen_steps.ExactPricing.spread`); every
 step proves a bound, and the sets it meets
 (:math:`d_S < \rho |S| \le 0`) are new columns. LB then moves by about
-:math:`n \rho` instead of :math:`(n/s) \beta`. On RandWire-A (partition only) the
-steps take 0.4-40 s each, and after 810 s LB is 6.22 MB (2.1 % below the best
-partition known, 6.35 MB) where :math:`(n/s)\beta` gives at best 4.49 MB and the
-forced traffic 5.75 MB.
-(Non-uniform charges, by Kelley's cutting planes on
-:math:`\max \{\delta(V) : \delta(S) \le d_S,\ \delta \le 0\}`, were tried: each step
-meets two or three sets that avoid the charged layers, and LB stayed below
-:math:`-1.7` MB after 150 s.)
+:math:`n \rho` instead of :math:`(n/s) \beta`.
 """
 
 from __future__ import annotations
@@ -190,7 +183,7 @@ class MasterLp:
         below the cutoff proves LB above ``level`` (a node pruned, a pair settled): the columns
         of reduced cost between the cutoff and 0 cannot take the LP under ``level`` by
         themselves, and the pricing need not look for them
-        (:meth:`~accelsched.formulations.partition.colgen.ColumnGeneration._generate`). ``level``
+        (:meth:`~accelsched.formulations.partition.colgen_rounds.PricingRounds.generate`). ``level``
         is raised by a relative 1e-9 first, so that the bound proven at the cutoff is strictly
         above it despite the rounding of the sum."""
         target = level + 1e-9 * max(1.0, abs(level)) - self.base

@@ -61,58 +61,23 @@ powers of two), and a chord replaces
 :math:`\min(H_u, s_c \Delta_c)` where :math:`s_c H_c > H_u`. Every solution is weakly
 connected: a flow from its first layer reaches each other member
 (:meth:`PricingModel.connectivity`). Without it the MILP admits unions of sets with no
-edge between them, whose reduced cost is the sum of theirs less the reads they share
-(several branches of a NasNet cell read the same two tensors), and these unions can be
-far below every connected set. Cutting them lazily, one union met at a time (the rows
-:math:`t_a + t_b - 1 \le \sum_{v \in N(C)} t_v` for :math:`a` in a component :math:`C`,
-:math:`b` in another), did not end: on NasNet's separate buffers at 128 KB of activations,
-each of the first 12 sets the MILP met was such a union of 3-7 components (-7e5 to
--1.8e7 pJ) with none of them below the cutoff (-5e5) alone, the first four of the first
-round's five solves added no column, the dual bounds stayed at -2e7 to -4e7, and the node's
-bound did not move in four runs of 9-50 minutes. A solution the cost model finds too large
-is excluded by
+edge between them, whose reduced cost is the sum of theirs less the reads they share,
+and these unions can be far below every connected set; cutting them lazily, one union
+met at a time, does not end. A solution the cost model finds too large is excluded by
 :math:`\sum_{i \in S} t_i - \sum_{i \in N(S)} t_i \le |S| - 1`, which removes
 :math:`S` alone among the connected sets. Every answer is re-evaluated by the cost
 model before it becomes a column.
 
 Strength of the LP
 ------------------
-The LP relaxation is weak, and branching does the work. At RandWire-A's converged
-root (partition only, the master LP's interior-point duals) the LP relaxation is
--735,049 against a least reduced cost of -52,064: :math:`t_i` is 1/2 or 0.31 on 217
-of the 253 layers, a region of three times the weight buffer's bytes whose inner
-edges cost nothing and whose boundary costs half; the convexity rows are slack, and
-only the weight row binds. The solve finds the optimum after 4 s and proves it after
-42 s (141 nodes). Two families of rows valid for every column were measured there
-and not kept: the closure-conflict rows (:math:`t_i + t_j \le 1` when the monotone
-footprint bound of the convex closure of :math:`\{i, j\}` exceeds the buffers:
-7,804 of the 31,878 pairs, with greedy cliques of at most 4 layers) left the LP
-unchanged and took the solve from 42 s to 39 s (cliques) or 87 s (cliques and
-pairs); the bound's rows per tensor (:math:`r_u \ge \min(H_u, f_c(1) + s_c)\, t_c`)
-left it unchanged too (40 s). Presolve on, or no primal heuristics, did not help
-either (45 s, 42 s).
-
-Pricing by first layer was measured on NasNet (shared buffer) and not adopted. Every column
-:math:`T` with first layer :math:`r` (its least index) lies in :math:`C(r)`, the layers
-:math:`j > r` whose closure with :math:`r` passes
-:class:`~accelsched.problems.partition_columns.FootprintBound` (:math:`T` is convex, so it holds
-that closure, and the bound never decreases). So the least of one MILP per :math:`r`, with
-:math:`t_r = 1` and :math:`t_j = 0` outside :math:`C(r)`, each stopped at the best value so far,
-is the exact optimum. :math:`|C(r)|` averages 50, 69 and 88 of the 486 layers at 128, 256 and
-448 KB. Solved to the optimum (presolve on), against the model as it is:
-
-- at the inner point the ledger keeps for 192 KB, 22.0 s against 47.6 s there and 15.3 s
-  against 43.7 s at 128 KB;
-- at 448 KB's inner point, 469.6 s against 136.3 s (287.3 s when started from the optimum's
-  value), the roots of 150 layers taking 2-9 s each;
-- at the early duals of a 128 KB master, 24.5 s against 21.7 s (33.0 s with presolve off).
-
-These were single runs, each a third process beside two proofs on the two cores, and listing
-:math:`C(r)` took about 35 s per capacity. It wins only under the smallest buffers. In column
-generation it lost even there: NasNet's 192 KB pair resumed from the ledger, priced by first layer
-whenever :math:`|C(r)|` averages at most 12.5 % of the layers, beside the same pair priced by the
-model as it is (one core each), had not ended its first exact round after 21 min, where the model
-as it is had ended three and raised the pair's bound from 1.0024e9 to 1.0290e9 pJ.
+The LP relaxation is weak, and branching does the work: at a converged master's duals most
+:math:`t_i` take fractional values over a region several times the weight buffer, whose inner
+edges cost nothing and whose boundary costs half, the convexity rows slack and only the weight row
+binding. Rows valid for every column that were tried and not kept (closure-conflict cliques, the
+bound's rows per tensor), and the pricing by first layer (one MILP per first layer :math:`r`, with
+:math:`t_r = 1` and :math:`t_j = 0` outside the layers whose closure with :math:`r` passes
+:class:`~accelsched.problems.partition_columns.FootprintBound`: exact, but slower in column
+generation), are described in ``docs/notes/partition-colgen-pricing.md``.
 """
 
 from __future__ import annotations
@@ -186,6 +151,20 @@ class TrafficTerms:
             elif u not in inside and any(c in inside for c in consumers):
                 total += self.read[u]
         return total
+
+    def reduced_cost(
+        self,
+        instance: PartitionInstance,
+        members: Sequence[int],
+        duals: Sequence[float],
+        weight: float,
+        cuts: SubsetRows,
+    ) -> float:
+        r"""The reduced cost :math:`w\, c(T) - \sum_{i \in T} \pi_i - \sum_R \sigma_R [T \text{ hits } R]`
+        of a set in its resident mode at ``duals`` (the cover duals, then the cuts'), with the
+        metric's weight ``weight``."""
+        metric = weight * self.metric(instance, members)
+        return metric - math.fsum(duals[i] for i in members) - cuts.charge(members, duals)
 
 
 @dataclass
@@ -455,8 +434,7 @@ class PricingModel:
     def reduced_cost(self, members: Sequence[int], duals: Sequence[float]) -> float:
         """The reduced cost of a set at ``duals`` (cover duals, then the subset-row cuts'), with this
         model's weight: the MILP's objective at the set."""
-        metric = self.weight * self.terms.metric(self.instance, members)
-        return metric - math.fsum(duals[i] for i in members) - self.subset_rows.charge(members, duals)
+        return self.terms.reduced_cost(self.instance, members, duals, self.weight, self.subset_rows)
 
     def charge_cuts(self) -> None:
         r"""One variable per subset-row cut not charged yet, :math:`y_R \ge t_a + t_b - 1` for each pair

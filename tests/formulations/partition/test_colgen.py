@@ -6,62 +6,79 @@ stops early and column generation has to prove what the models claim."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import math
 import random
 import re
 import time
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
 import networkx as nx
 import pytest
 
-from accelsched.formulations.partition import branch as partition_branch
 from accelsched.formulations.partition import colgen as partition_colgen
-from accelsched.formulations.partition.branch import ProofSettings, prepare
-from accelsched.formulations.partition.colgen import ColumnGeneration
+from accelsched.formulations.partition.colgen import ColumnGeneration, ColumnGenerationParams, ColumnGenerationStats
 from accelsched.formulations.partition.common import VariantTable
-from accelsched.formulations.partition.cpsat import solve_cpsat_partition
-from accelsched.formulations.partition.master import RestrictedMaster
 from accelsched.formulations.partition.milp import solve_milp
 from accelsched.formulations.partition.pricing import PricingModel, TrafficTerms
+from accelsched.formulations.partition.proof import prepare
+from accelsched.formulations.partition.proof_params import BranchParams, ProofParams, ProofSettings
 from accelsched.formulations.partition.rules import PairRule
 from accelsched.hardware import load_accelerator
 from accelsched.models.random_dag import random_workload
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, BufferDesign, Metric, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import ColumnSet, enumerate_columns
-from accelsched.problems.result import Result
 from accelsched.registry import run_method
 from accelsched.solvers import SolveOptions, Status
-from tests.formulations.partition.helpers import GENERATION_CONFIGS, crossed, run, same
+from tests.formulations.partition.helpers import BUDGET, GENERATION_CONFIGS, crossed, favouring, generated, run, same
 from tests.problems.partition_oracle import brute_force, small_instance
 
-BUDGET = 3
-"""Column budget of these tests: every instance has more columns, so the enumeration stops early."""
+
+@contextlib.contextmanager
+def watching(emit: Callable[[logging.LogRecord], None]) -> Iterator[None]:
+    """Call ``emit`` on every record of column generation's loggers, DEBUG included, while the block runs."""
+
+    class Handler(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            emit(record)
+
+    logger = logging.getLogger(partition_colgen.__name__)
+    handler, level = Handler(logging.DEBUG), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
-def generated(method: str, instance: PartitionInstance, **options: Any) -> Result[PartitionSolution]:
-    """Run an exact model through the registry's checked entry point with the small column budget."""
-    rounds = options.pop("rounds", 100_000)
-    warm = options.pop("warm_start", None)
-    if method == "cpsat":
-        solver = partial(solve_cpsat_partition, budget=BUDGET, rounds=rounds)
-    else:
-        backend = {"milp-highs": "highs", "milp-cbc": "pulp-cbc", "milp-pyomo": "pyomo-highs"}[method]
-        solver = partial(solve_milp, backend=backend, method=method, budget=BUDGET, rounds=rounds)
-    spec = MethodSpec(method, PROBLEM.name, "exact", solver)
-    return run_method(PROBLEM, instance, spec, SolveOptions(**options), warm)
+@contextlib.contextmanager
+def recorded_stats() -> Iterator[list[ColumnGenerationStats]]:
+    """The statistics every column generation reports at the end of each of its runs and nodes (the
+    ``colgen_stats`` of its DEBUG records), while the block runs: a cumulative snapshot each."""
+    found: list[ColumnGenerationStats] = []
+
+    def keep(record: logging.LogRecord) -> None:
+        stats = getattr(record, "colgen_stats", None)
+        if stats is not None:
+            found.append(stats)
+
+    with watching(keep):
+        yield found
 
 
-def reaches_the_enumeration(n_layers: int, seed: int) -> None:
+def reaches_the_enumeration(n_layers: int, seed: int, params: ColumnGenerationParams | None = None) -> None:
     """On a random instance of the configurations above, ``milp-highs`` over a column set the budget cut short
-    proves the enumeration's optimum, with a valid bound."""
+    proves the enumeration's optimum, with a valid bound (column generation run with ``params``)."""
     instance = small_instance(n_layers, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
     reference = run("enumerate", instance)
-    result = generated("milp-highs", instance)
+    result = generated("milp-highs", instance, None if params is None else ProofParams(colgen=params))
     assert reference.objective is not None and result.objective is not None
     assert result.status is Status.OPTIMAL and same(result.objective, reference.objective), seed
     assert result.bound is not None and result.bound <= result.objective + 1e-6 * abs(result.objective)
@@ -82,12 +99,6 @@ def test_the_traffic_terms_are_the_cost_models_metric(config: dict[str, Any], se
     for column in enumerate_columns(instance).columns:
         value = instance.metric_of(column.cost, column.cost.resident)
         assert math.isclose(terms.metric(instance, column.members), value, rel_tol=1e-9, abs_tol=1e-9)
-
-
-def favouring(instance: PartitionInstance, members: tuple[int, ...]) -> list[float]:
-    """Duals under which ``members`` is the set of least reduced cost, if the pricing model admits it."""
-    weight = 10.0 * sum(abs(b) for b in TrafficTerms.of(instance).base) + 1e6
-    return [weight if i in members else -weight for i in range(instance.n_layers)]
 
 
 @pytest.mark.parametrize("config", GENERATION_CONFIGS)
@@ -237,12 +248,12 @@ def test_a_disconnected_set_from_the_pricing_is_cut_and_dropped(caplog: pytest.L
     generation = ColumnGeneration(table, None)
     rows = generation.pricing.highs.getNumRow()
     with caplog.at_level(logging.WARNING, logger=partition_colgen.__name__):
-        assert generation._candidates([union, first, second]) == [first, second]
+        assert generation.candidates([union, first, second]) == [first, second]
     assert "disconnected set" in caplog.text and generation.pricing.highs.getNumRow() == rows + 1
     outside = min(set(range(instance.n_layers)) - set(union))
     low, high = sorted((first[0], outside))
     generation.master.rules = frozenset({PairRule(low, high, together=True)})
-    assert generation._candidates([first, second]) == [second]
+    assert generation.candidates([first, second]) == [second]
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -264,46 +275,36 @@ def test_column_generation_reaches_the_enumeration_optimum(seed: int) -> None:
 
 
 @pytest.mark.parametrize("limit", [1, 10_000])
-def test_listing_before_the_master_is_optimal_stays_exact(limit: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The listing at the inner point, tried at every new bound of it (``CLOSE_GAP`` infinite),
-    either completes the column set or gives up after ``LISTING_LIMIT`` columns and lets column
-    generation go on: the optimum is the enumeration's either way."""
-    monkeypatch.setattr(partition_colgen, "CLOSE_GAP", math.inf)
-    monkeypatch.setattr(partition_colgen, "LISTING_LIMIT", limit)
-    early: list[bool] = []
-    close = ColumnGeneration._close
-
-    def spy(
-        self: ColumnGeneration, deadline: float | None, limit: int | None = None, give_up: float | None = None
-    ) -> Any:
-        outcome = close(self, deadline, limit, give_up)
-        if limit is not None:
-            early.append(outcome is not None)
-        return outcome
-
-    monkeypatch.setattr(ColumnGeneration, "_close", spy)
-    spec = MethodSpec("milp-highs", PROBLEM.name, "exact", partial(solve_milp, budget=10))
+def test_listing_before_the_master_is_optimal_stays_exact(limit: int) -> None:
+    """The listing at the inner point, tried at every new bound of it (``close_gap`` infinite),
+    either completes the column set or gives up after ``listing_limit`` columns and lets column
+    generation go on: the optimum is the enumeration's either way. (Every listing here has that
+    limit: the pipeline runs none on a co-exploration table.)"""
+    proof = ProofParams(colgen=ColumnGenerationParams(close_gap=math.inf, listing_limit=limit))
+    spec = MethodSpec("milp-highs", PROBLEM.name, "exact", partial(solve_milp, budget=10, params=proof))
+    listings = given_up = 0
     for seed in range(7):
         instance = small_instance(9 + seed % 4, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
         best = run("enumerate", instance).objective
-        result = run_method(PROBLEM, instance, spec, SolveOptions(), None)
+        with recorded_stats() as found:
+            result = run_method(PROBLEM, instance, spec, SolveOptions(), None)
         assert best is not None and result.status is Status.OPTIMAL and same(result.objective, best), seed
+        listings += sum(stats.listings for stats in found)
+        given_up += sum(stats.listings_given_up for stats in found)
     if limit == 1:
-        assert early.count(False) >= 3, early  # gave up, column generation went on
+        assert given_up >= 3, (listings, given_up)  # gave up, column generation went on
     else:
-        assert len(early) >= 5 and all(early), early
+        assert listings >= 5 and given_up == 0, (listings, given_up)
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_master_starts_from_the_smallest_columns_and_stays_exact(
-    seed: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Beyond ``MASTER_COLUMNS`` enumerated columns, the others are left to the pricing: still exact."""
-    monkeypatch.setattr(partition_branch, "MASTER_COLUMNS", 4)
+def test_the_master_starts_from_the_smallest_columns_and_stays_exact(seed: int) -> None:
+    """Beyond ``master_columns`` enumerated columns, the others are left to the pricing: still exact."""
     instance = small_instance(8 + seed % 3, seed, **GENERATION_CONFIGS[(seed + 2) % len(GENERATION_CONFIGS)])
     reference = run("enumerate", instance)
     assert reference.objective is not None and len(enumerate_columns(instance)) > 12
-    spec = MethodSpec("milp-highs", PROBLEM.name, "exact", partial(solve_milp, budget=12))
+    proof = ProofParams(branch=BranchParams(master_columns=4))
+    spec = MethodSpec("milp-highs", PROBLEM.name, "exact", partial(solve_milp, budget=12, params=proof))
     result = run_method(PROBLEM, instance, spec, SolveOptions(), None)
     assert result.status is Status.OPTIMAL and same(result.objective, reference.objective)
     if not instance.co_exploration:  # else each pair's column generation does (its note is not passed on)
@@ -311,72 +312,46 @@ def test_the_master_starts_from_the_smallest_columns_and_stays_exact(
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_exact_pricing_on_every_round_stays_exact(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_exact_pricing_on_every_round_stays_exact(seed: int) -> None:
     """The exact pricing after a stall (here: every round) proves bounds and changes no optimum."""
-    monkeypatch.setattr(partition_colgen, "STALL_ROUNDS", 0)
-    reaches_the_enumeration(7 + seed % 4, seed)
+    reaches_the_enumeration(7 + seed % 4, seed, ColumnGenerationParams(stall_rounds=0))
 
 
-def test_the_exact_pricing_takes_its_share_of_the_time_and_stays_exact(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``EXACT_SHARE_RATIO``: once the heuristic pricing since the last exact round has taken that many times
+def test_the_exact_pricing_takes_its_share_of_the_time_and_stays_exact() -> None:
+    """``exact_share_ratio``: once the heuristic pricing since the last exact round has taken that many times
     as long as it (here: any time at all), the exact round runs although the heuristics would go on finding
-    sets; before the first exact round it waits ``EXACT_FIRST_S`` (here: longer than the solves take). The
-    optimum is the enumeration's."""
-    monkeypatch.setattr(partition_colgen, "EXACT_SHARE_FLOOR_S", 0.0)
-    monkeypatch.setattr(partition_colgen, "EXACT_SHARE_RATIO", 0.0)
-    due = ColumnGeneration._exact_due
-    calls: list[tuple[bool, bool]] = []  # (an exact round had run, the rule fired)
-
-    def spy(self: ColumnGeneration, heuristic_s: float) -> bool:
-        calls.append((self.exact_s is not None, due(self, heuristic_s)))
-        return calls[-1][1]
-
-    monkeypatch.setattr(ColumnGeneration, "_exact_due", spy)
-    for seed in range(6):
-        reaches_the_enumeration(8 + seed % 3, seed)
-    assert all(fired == before for before, fired in calls), calls
-    assert any(fired for _, fired in calls)
+    sets, so no heuristic round follows the first exact one; before the first exact round it waits
+    ``exact_first_s`` (here: an hour, longer than the solves take). The optimum is the enumeration's."""
+    params = ColumnGenerationParams(exact_share_floor_s=0.0, exact_share_ratio=0.0, exact_first_s=3600.0)
+    with recorded_stats() as found:
+        for seed in range(6):
+            reaches_the_enumeration(8 + seed % 3, seed, params)
+    assert found and all(stats.exact_by_first == 0 for stats in found), found
+    assert all(
+        stats.first_exact_round is None or stats.heuristic_rounds <= stats.first_exact_round for stats in found
+    ), found
+    assert any(stats.exact_by_share for stats in found), found
 
 
-def test_the_first_exact_round_runs_after_its_share_of_heuristic_pricing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``EXACT_FIRST_S``: before any exact round, the rule fires once the heuristics have had that long
-    (here: at once), so that a master the heuristics keep improving still gets a bound; the optimum stays
-    the enumeration's."""
-    monkeypatch.setattr(partition_colgen, "EXACT_FIRST_S", 0.0)
-    due = ColumnGeneration._exact_due
-    first: list[bool] = []  # whether the rule fired before any exact round
-
-    def spy(self: ColumnGeneration, heuristic_s: float) -> bool:
-        fired = due(self, heuristic_s)
-        if self.exact_s is None:
-            first.append(fired)
-        return fired
-
-    monkeypatch.setattr(ColumnGeneration, "_exact_due", spy)
-    for seed in range(6):
-        reaches_the_enumeration(8 + seed % 3, seed)
-    assert first and all(first)
+def test_the_first_exact_round_runs_after_its_share_of_heuristic_pricing() -> None:
+    """``exact_first_s``: before any exact round, the rule fires once the heuristics have had that long
+    (here: at once, so the first round is exact and called by the rule), so that a master the heuristics
+    keep improving still gets a bound; the optimum stays the enumeration's."""
+    with recorded_stats() as found:
+        for seed in range(6):
+            reaches_the_enumeration(8 + seed % 3, seed, ColumnGenerationParams(exact_first_s=0.0))
+    priced = [stats for stats in found if stats.rounds]
+    assert priced and all(stats.first_exact_round == 1 and stats.exact_by_first == 1 for stats in priced), found
 
 
-def test_dinkelbach_steps_stopped_at_their_first_set_stay_exact(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A Dinkelbach step stopped at its first improving set (``STEP_SETS`` = 1) moves on to that
+def test_dinkelbach_steps_stopped_at_their_first_set_stay_exact() -> None:
+    """A Dinkelbach step stopped at its first improving set (``step_sets`` = 1) moves on to that
     set's ratio with the solver's dual bound proven so far: the bounds stay valid and the optimum
-    is the enumeration's. The spy checks that steps were stopped so, not only solved to the end."""
-    monkeypatch.setattr(partition_colgen, "STALL_ROUNDS", 0)
-    monkeypatch.setattr(partition_colgen, "STEP_SETS", 1)
-    stopped: list[bool] = []
-    solve = PricingModel.solve
-
-    def spy(self: PricingModel, *args: Any, **kwargs: Any) -> Any:
-        answer = solve(self, *args, **kwargs)
-        if kwargs.get("max_sets") == 1:  # only the steps ask for one set
-            stopped.append(not answer.complete and bool(answer.sets))
-        return answer
-
-    monkeypatch.setattr(PricingModel, "solve", spy)
-    for seed in range(6):
-        reaches_the_enumeration(9 + seed % 4, seed)
-    assert any(stopped), stopped
+    is the enumeration's. The statistics show that steps were stopped so, not only solved to the end."""
+    with recorded_stats() as found:
+        for seed in range(6):
+            reaches_the_enumeration(9 + seed % 4, seed, ColumnGenerationParams(stall_rounds=0, step_sets=1))
+    assert any(stats.steps_cut_short for stats in found), found
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -393,11 +368,12 @@ def test_a_pricing_bound_below_zero_lifts_its_duals_to_an_inner_point(seed: int)
     lp = generation.master.solve_lp()
     mu = generation.pricing.solve(lp.duals, 0.0, max_sets=1).bound
     scale = max(1.0, abs(lp.value))
-    if not mu < -partition_colgen.PRICING_EPS * scale:
+    eps = generation.params.pricing_eps
+    if not mu < -eps * scale:
         pytest.skip("the first master is optimal here: its duals are an inner point")
     before = generation.bound
     generation.inner = generation.inner_bound = None
-    generation._prove(lp, lp.bound(mu), lp.duals, mu)
+    generation.prove(lp, lp.bound(mu), lp.duals, mu)
     inner, bound = generation.inner, generation.inner_bound
     assert inner is not None and bound is not None
     assert generation.bound == max(lp.bound(mu), -math.inf if before is None else before)
@@ -406,10 +382,10 @@ def test_a_pricing_bound_below_zero_lifts_its_duals_to_an_inner_point(seed: int)
     missing = [c.members for c in enumerate_columns(instance).columns if not table.has(c.members)]
     assert missing and min(map(len, missing)) >= lp.min_size
     for members in missing:
-        assert generation.reduced_cost(members, inner) >= -partition_colgen.PRICING_EPS * scale, (seed, members)
+        assert generation.reduced_cost(members, inner) >= -eps * scale, (seed, members)
     best = run("enumerate", instance).objective
     assert best is not None and bound <= best + 1e-6 * abs(best)
-    generation._prove(lp, bound - 1.0, lp.at(inner).duals, 0.0)  # a feasible point proving less
+    generation.prove(lp, bound - 1.0, lp.at(inner).duals, 0.0)  # a feasible point proving less
     assert generation.inner == inner and generation.inner_bound == bound
 
 
@@ -461,29 +437,19 @@ def singletons(table: VariantTable) -> Any:
     return table.assignment(solution)
 
 
-def test_the_gap_follows_the_incumbent_during_the_listing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An integer program cut short when the listing starts (here: it returns its start, every layer
-    alone) leaves a loose gap; run again as the listing adds columns, it lowers theta to the
-    optimum's gap, and every column below that gap is still listed. The re-run program gets at
-    least 60 s, not the module's 0.5 s: what is tested is that the gap follows the incumbent, not
-    that half a second is enough on a loaded machine (with every LP time limit under 1 s cut to
-    nothing, the 0.5 s floor left seed 4 at its start)."""
-    monkeypatch.setattr(partition_colgen, "_TIGHTEN_MIN_S", 60.0)
-    solve_integer = RestrictedMaster.solve_integer
-    calls: list[int] = []
-
-    def first_cut_short(self: RestrictedMaster, start: Any, deadline: float | None) -> Any:
-        calls.append(1)
-        return start if len(calls) == 1 else solve_integer(self, start, deadline)
-
-    monkeypatch.setattr(RestrictedMaster, "solve_integer", first_cut_short)
+def test_the_gap_follows_the_incumbent_during_the_listing() -> None:
+    """An integer program cut short when a listing starts (here: ``listing_integer_s`` 0, so it returns
+    its start, every layer alone) leaves a loose gap; run again as the listing adds columns, it lowers
+    theta to the optimum's gap, and every column below that gap is still listed. The re-run program
+    gets at least 60 s (``tighten_min_s``), not the default 0.5 s: what is tested is that the gap follows
+    the incumbent, not that half a second is enough on a loaded machine."""
+    params = ColumnGenerationParams(tighten_min_s=60.0, listing_integer_s=0.0)
     lowered = 0
     for seed in (4, 10, 20):  # seeds whose LP bound is below the optimum (and that run in seconds)
-        calls.clear()
         instance = small_instance(6 + seed % 7, seed, **GENERATION_CONFIGS[seed % len(GENERATION_CONFIGS)])
         table = VariantTable(instance, enumerate_columns(instance, budget=BUDGET))
         start = singletons(table)
-        generation = ColumnGeneration(table, start)
+        generation = ColumnGeneration(table, start, params=params)
         assert generation.run(None).complete and generation.theta is not None and generation.incumbent is not None
         assert generation.inner_bound is not None
         best = run("enumerate", instance).objective
@@ -545,63 +511,56 @@ def test_each_exact_pricing_round_is_logged_at_debug_with_the_lp_value_above_the
 def test_a_listing_may_run_past_the_last_pricing_round(monkeypatch: pytest.MonkeyPatch) -> None:
     """``run(deadline, listing_deadline)``: no pricing round starts after ``deadline``, but the listing
     begun before it goes on until ``listing_deadline`` (here the clock jumps past ``deadline`` as
-    the listing starts) and completes the proof; without a later listing deadline it stops there."""
-    monkeypatch.setattr(partition_colgen, "CLOSE_GAP", -math.inf)  # one listing, at convergence
-    monkeypatch.setattr(partition_colgen, "LISTING_SHARE", 1.0)  # which never gives up for branching
+    the listing starts, after its integer program: at its DEBUG record) and completes the proof;
+    without a later listing deadline it stops there."""
+    # one listing, at convergence, which never gives up for branching
+    params = ColumnGenerationParams(close_gap=-math.inf, listing_share=1.0)
     real = time.perf_counter
     skipped = [0.0]
-    monkeypatch.setattr(partition_colgen.time, "perf_counter", lambda: real() + skipped[0])
-    close = ColumnGeneration._close
+    monkeypatch.setattr(time, "perf_counter", lambda: real() + skipped[0])
 
-    def late(
-        self: ColumnGeneration, deadline: float | None, limit: int | None = None, give_up: float | None = None
-    ) -> Any:
-        skipped[0] = 120.0
-        return close(self, deadline, limit, give_up)
+    def jump(record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("listing the columns below the gap"):
+            skipped[0] = 120.0
 
-    monkeypatch.setattr(ColumnGeneration, "_close", late)
-    instance = small_instance(7, 32, **GENERATION_CONFIGS[32 % len(GENERATION_CONFIGS)])  # lists a column, fast
-    best = run("enumerate", instance).objective
-    for later in (True, False):
+    with watching(jump):
+        instance = small_instance(7, 32, **GENERATION_CONFIGS[32 % len(GENERATION_CONFIGS)])  # lists a column, fast
+        best = run("enumerate", instance).objective
+        for later in (True, False):
+            skipped[0] = 0.0
+            table = VariantTable(instance, enumerate_columns(instance, budget=BUDGET))
+            generation = ColumnGeneration(table, None, params=params)
+            now = time.perf_counter()
+            outcome = generation.run(now + 60.0, now + 600.0 if later else None)
+            assert skipped[0] == 120.0 and generation.bound is not None  # converged, then the clock jumped
+            if later:
+                assert outcome.complete and outcome.listed > 0 and outcome.incumbent is not None
+                assert best is not None and same(table.objective(outcome.incumbent), best)
+            else:
+                assert not outcome.complete and "time limit reached" in outcome.stopped
+        # with a partition to start from, a listing cut short says how far it got
         skipped[0] = 0.0
         table = VariantTable(instance, enumerate_columns(instance, budget=BUDGET))
-        generation = ColumnGeneration(table, None)
+        generation = ColumnGeneration(table, singletons(table), params=params)
         now = time.perf_counter()
-        outcome = generation.run(now + 60.0, now + 600.0 if later else None)
-        assert skipped[0] == 120.0 and generation.bound is not None  # converged, then the clock jumped
-        if later:
-            assert outcome.complete and outcome.listed > 0 and outcome.incumbent is not None
-            assert best is not None and same(table.objective(outcome.incumbent), best)
-        else:
-            assert not outcome.complete and "time limit reached" in outcome.stopped
-    # with a partition to start from, a listing cut short says how far it got
-    skipped[0] = 0.0
-    table = VariantTable(instance, enumerate_columns(instance, budget=BUDGET))
-    generation = ColumnGeneration(table, singletons(table))
-    now = time.perf_counter()
-    outcome = generation.run(now + 60.0)
-    assert not outcome.complete and generation.theta is not None
-    assert outcome.stopped == (
-        f"time limit reached while listing the columns below the gap of {generation.theta:.6g} "
-        f"(0 listed, {len(table.columns)} columns)"
-    )
+        outcome = generation.run(now + 60.0)
+        assert not outcome.complete and generation.theta is not None
+        assert outcome.stopped == (
+            f"time limit reached while listing the columns below the gap of {generation.theta:.6g} "
+            f"(0 listed, {len(table.columns)} columns)"
+        )
 
 
-def test_prepare_leaves_the_final_share_of_the_limit_to_the_models(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pricing rounds until three quarters of the limit, a listing until all but ``FINAL_SHARE`` of it."""
-    seen: list[tuple[float | None, float | None]] = []
-    run_generation = ColumnGeneration.run
-
-    def spy(self: ColumnGeneration, deadline: float | None, listing_deadline: float | None = None) -> Any:
-        seen.append((deadline, listing_deadline))
-        return run_generation(self, deadline, listing_deadline)
-
-    monkeypatch.setattr(ColumnGeneration, "run", spy)
+def test_prepare_leaves_the_final_share_of_the_limit_to_the_models(caplog: pytest.LogCaptureFixture) -> None:
+    """Pricing rounds until three quarters of the limit, a listing until all but ``final_share`` of it
+    (the deadlines of the run, in its DEBUG record)."""
     instance = small_instance(9, 2, **GENERATION_CONFIGS[3])
     start = time.perf_counter()
-    prepared = prepare(instance, SolveOptions(time_limit_s=400.0), None, start, ProofSettings(BUDGET))
+    with caplog.at_level(logging.DEBUG, logger=partition_colgen.__name__):
+        prepared = prepare(instance, SolveOptions(time_limit_s=400.0), None, start, ProofSettings(BUDGET))
     assert prepared.table.complete
-    assert seen == [(start + 300.0, start + (1 - partition_branch.FINAL_SHARE) * 400.0)]
+    seen = [r.colgen_deadlines for r in caplog.records if hasattr(r, "colgen_deadlines")]
+    assert seen == [(start + 300.0, start + (1 - ProofParams().final_share) * 400.0)]
 
 
 def test_a_set_excluded_twice_adds_one_row() -> None:
@@ -662,3 +621,30 @@ def test_a_warm_start_is_kept_and_never_beaten_by_a_worse_answer(method: str) ->
     assert result.status is Status.OPTIMAL and "warm start given" in result.stats.native_status
     value = PROBLEM.objective(instance, warm, PROBLEM.evaluate(instance, warm))
     assert same(result.objective, value)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("max_rounds", -1),
+        ("stall_rounds", 1.5),
+        ("step_sets", 0),
+        ("exact_first_s", -1.0),
+        ("listing_share", 1.5),
+        ("listing_integer_s", -1.0),
+        ("close_gap", math.nan),
+        ("penalty_growth", 1.0),
+        ("pricing_eps", 0.0),
+    ],
+)
+def test_column_generation_params_name_the_field_out_of_range(field: str, value: float) -> None:
+    options: dict[str, Any] = {field: value}
+    with pytest.raises(ValueError, match=rf"ColumnGenerationParams\.{field} is out of range"):
+        ColumnGenerationParams(**options)
+
+
+def test_the_proof_tolerance_is_n_times_the_pricing_tolerance() -> None:
+    params = ColumnGenerationParams(pricing_eps=1e-4)
+    assert params.proof_tolerance(10, -500.0) == pytest.approx(10 * 1e-4 * 500.0)
+    assert params.proof_tolerance(10, 0.5) == pytest.approx(10 * 1e-4)
+    assert partition_colgen.proof_tolerance(10, 500.0) == pytest.approx(10 * 1e-7 * 500.0)

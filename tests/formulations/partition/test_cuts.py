@@ -66,6 +66,10 @@ def test_a_round_takes_the_most_violated_cuts_and_few_through_a_layer() -> None:
     found = violated_subset_rows(members, [1 / 3] * 4, 4, 10)
     assert found and all(sum(i in triple for triple in found) <= SUBSET_ROWS_PER_LAYER for i in range(4))
     assert len(violated_subset_rows(members, [1 / 3] * 4, 4, 1)) == 1
+    single = violated_subset_rows(members, [1 / 3] * 4, 4, 10, per_layer=1)
+    assert single and all(sum(i in triple for triple in single) <= 1 for i in range(4))
+    with pytest.raises(ValueError, match="per_layer"):
+        violated_subset_rows(members, [1 / 3] * 4, 4, 10, per_layer=0)
 
 
 @pytest.mark.parametrize("config", GENERATION_CONFIGS)
