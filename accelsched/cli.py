@@ -28,15 +28,27 @@ import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
+from accelsched.bench.runner import bench
 from accelsched.entry import run_entry
 from accelsched.errors import AccelschedError, InfeasibleSolution, InputError
+from accelsched.formulations.partition.capacity_points import check_share
+from accelsched.formulations.partition.driver import takes_ledger, with_ledger, with_proof_params
+from accelsched.formulations.partition.ledger import check_ledger
+from accelsched.formulations.partition.proof_params import ProofParams
+from accelsched.hardware import load_accelerator, preset_names
+from accelsched.hardware.cost.layer_by_layer import evaluate_layer_by_layer, layer_by_layer_steps
 from accelsched.hardware.cost.report import CostReport
+from accelsched.heuristics.depth_first_rules import uniform_solution
 from accelsched.logs import show_records
-
-if TYPE_CHECKING:
-    from accelsched.problems.partition import PartitionInstance
+from accelsched.models import zoo
+from accelsched.models.registry import load_workload
+from accelsched.problems.base import MethodSpec
+from accelsched.problems.depth_first import OverlapMode, Strategy, parse_tile
+from accelsched.problems.partition import PartitionInstance
+from accelsched.registry import get_method, get_problem, make_instance, methods, problems, run_method
+from accelsched.solvers import SolveOptions
 
 __all__ = ["main"]
 
@@ -117,6 +129,16 @@ def _parser() -> _Parser:
                     "(put together with 'python -m accelsched.bench.partition_tables merge')"
                 ),
             )
+            p.add_argument(
+                "--decompose-above",
+                type=int,
+                default=None,
+                metavar="N",
+                help=(
+                    "partition co-exploration, exact methods: solve a complete table of more than N columns "
+                    "pair by pair too (default: the method's, 10000 for the MILPs; CP-SAT solves it whole)"
+                ),
+            )
         else:
             p.add_argument("--methods", default=None, help="comma-separated methods (default: all of the problem)")
         p.add_argument("--time-limit", type=float, default=None, metavar="S", help="time limit per method, seconds")
@@ -190,21 +212,15 @@ def format_report(report: CostReport, clock_hz: float) -> str:
 # -------------------------------------------------------------------- commands
 def _cmd_list(what: str) -> int:
     if what == "workloads":
-        from accelsched.models import zoo
-
         print(f"{'name':<22}{'layers':>7}{'GMAC':>10}{'weights MB':>12}  description")
         for name, entry in zoo.entries().items():
             w = entry.build(1)
             print(f"{name:<22}{len(w):>7}{w.macs / 1e9:>10.3f}{w.weight_bytes / 1e6:>12.2f}  {entry.description}")
         print("random:N:SEED         a seeded random DAG of N layers; also any .onnx or .json workload file")
     elif what == "hardware":
-        from accelsched.hardware import load_accelerator, preset_names
-
         for name in preset_names():
             print(load_accelerator(name).summary())
     else:
-        from accelsched.registry import methods, problems
-
         table = problems()
         if not table:
             print("no problem module is registered yet; 'accelsched evaluate' runs the layer-by-layer evaluator")
@@ -253,10 +269,6 @@ def _read_solution(path: str, problem: Any) -> Any:
 
 
 def _cmd_evaluate_solution(args: argparse.Namespace) -> int:
-    from accelsched.hardware import load_accelerator
-    from accelsched.models.registry import load_workload
-    from accelsched.registry import get_problem
-
     problem = get_problem(args.problem)
     if (args.tile is not None or args.mode is not None) and problem.name != "depth-first":
         raise InputError("--tile and --mode are options of depth-first", "--tile/--mode", "drop them")
@@ -264,7 +276,7 @@ def _cmd_evaluate_solution(args: argparse.Namespace) -> int:
         raise InputError(f"evaluating a {args.problem} solution needs a file", "--solution", "add --solution FILE")
     workload = load_workload(args.workload, batch=args.batch)
     acc = load_accelerator(args.hardware)
-    instance = problem.make_instance(workload, acc, _options(args, problem.name))
+    instance = make_instance(problem, workload, acc, _options(args, problem.name))
     if args.solution is None:
         solution = _depth_first_uniform(instance, args.tile, args.mode)
     else:
@@ -294,8 +306,6 @@ def _cmd_evaluate_solution(args: argparse.Namespace) -> int:
 
 def _depth_first_uniform(instance: Any, tile: str | None, mode: str | None) -> Any:
     """The depth-first solution of ``evaluate depth-first --tile --mode``: one strategy, the fuse rule's stacks."""
-    from accelsched.heuristics.depth_first_rules import uniform_solution
-    from accelsched.problems.depth_first import OverlapMode, Strategy, parse_tile
 
     if tile is None or mode is None:
         raise InputError(
@@ -326,10 +336,6 @@ def _depth_first_uniform(instance: Any, tile: str | None, mode: str | None) -> A
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
-    from accelsched.hardware import load_accelerator
-    from accelsched.hardware.cost.layer_by_layer import evaluate_layer_by_layer, layer_by_layer_steps
-    from accelsched.models.registry import load_workload
-
     if args.atoms is not None:
         raise InputError("--atoms applies to the atomic problem", "--atoms", "write: accelsched evaluate atomic ...")
     workload = load_workload(args.workload, batch=args.batch)
@@ -388,10 +394,20 @@ def _options(args: argparse.Namespace, problem: str) -> dict[str, str]:
     return out
 
 
+def _decomposing(method: MethodSpec, columns: int) -> MethodSpec:
+    """``method`` (an exact partition model) solving a complete co-exploration table of more than
+    ``columns`` columns pair by pair (``--decompose-above``)."""
+
+    try:
+        params = ProofParams(decompose_columns=columns)
+    except ValueError as exc:
+        raise InputError(str(exc), "--decompose-above", "give a number of columns, 0 or more") from None
+    return with_proof_params(method, params)
+
+
 def _share(text: str, instance: PartitionInstance) -> frozenset[tuple[int, int]]:
     """The pairs of ``--pairs`` (``ACT/WEIGHT`` in KB, comma-separated) in bytes, checked against the
     instance's pairs of candidates."""
-    from accelsched.formulations.partition.capacity import check_share
 
     pairs = set()
     for item in text.split(","):
@@ -405,28 +421,24 @@ def _share(text: str, instance: PartitionInstance) -> frozenset[tuple[int, int]]
 
 
 def _cmd_solve_or_gap(args: argparse.Namespace) -> int:
-    from accelsched.hardware import load_accelerator
-    from accelsched.models.registry import load_workload
-    from accelsched.registry import get_method, get_problem, methods, run_method
-    from accelsched.solvers import SolveOptions
-
     problem = get_problem(args.problem)
     workload = load_workload(args.workload, batch=args.batch)
     acc = load_accelerator(args.hardware)
-    instance = problem.make_instance(workload, acc, _options(args, problem.name))
+    instance = make_instance(problem, workload, acc, _options(args, problem.name))
     try:
         options = SolveOptions(time_limit_s=args.time_limit, seed=args.seed, threads=args.threads)
     except ValueError as exc:
         raise InputError(str(exc), "--time-limit / --seed / --threads") from None
     if args.command == "solve":
         method = get_method(problem.name, args.method)
+        if args.decompose_above is not None:
+            method = _decomposing(method, args.decompose_above)
         if args.ledger is not None:
-            from accelsched.formulations.partition.ledger import check_ledger, with_ledger
-
-            ledgered = with_ledger(method, args.ledger)  # a method without a ledger is refused first
+            takers = [name for name, spec in methods(problem.name).items() if takes_ledger(spec)]
+            ledgered = with_ledger(method, args.ledger, takers=takers)  # a method without a ledger is refused first
             check_ledger(args.ledger, instance)  # a ledger refused or in use stops the run before any warm start
             share = None if args.pairs is None else _share(args.pairs, instance)
-            method = ledgered if share is None else with_ledger(method, args.ledger, share)
+            method = ledgered if share is None else with_ledger(method, args.ledger, share, takers=takers)
         elif args.pairs is not None:
             raise InputError(
                 "--pairs gives a run its share of a proof divided between runs, which only a pair ledger keeps",
@@ -472,7 +484,6 @@ def _cmd_solve_or_gap(args: argparse.Namespace) -> int:
 def _warm_start(source: str, problem: Any, instance: Any, options: Any) -> Any:
     """The solution ``--warm-start`` names: a method's (run here), or one read from a file and checked
     against the instance (a method's name wins over a file of the same name)."""
-    from accelsched.registry import get_method, methods, run_method
 
     known = methods(problem.name)
     if source not in known and os.path.isfile(source):
@@ -508,10 +519,6 @@ def _result_line(result: Any) -> str:
 
 
 def _cmd_demo() -> int:
-    from accelsched.hardware import load_accelerator
-    from accelsched.hardware.cost.layer_by_layer import evaluate_layer_by_layer
-    from accelsched.models.registry import load_workload
-
     start = time.perf_counter()
     cases = [
         ("resnet50", "set-edge-4x4", [0], "one tile"),
@@ -536,13 +543,9 @@ def _cmd_demo() -> int:
 
 def _demo_partition() -> None:
     """Cocco's partition of ResNet-50: the heuristics of the literature against the proven optimum."""
-    from accelsched.hardware import load_accelerator
-    from accelsched.models.registry import load_workload
-    from accelsched.registry import get_method, get_problem, run_method
-    from accelsched.solvers import SolveOptions
 
     problem = get_problem("partition")
-    instance = problem.make_instance(load_workload("resnet50"), load_accelerator("cocco-simba-separate"), {})
+    instance = make_instance(problem, load_workload("resnet50"), load_accelerator("cocco-simba-separate"), {})
     print("partition (Cocco): ResNet-50 as fused subgraphs on 1 MB + 1.125 MB buffers, external memory access")
     options = SolveOptions(time_limit_s=60, seed=0)
     results = [
@@ -561,10 +564,8 @@ def _demo_partition() -> None:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from accelsched.bench.runner import bench
-
-    problems = [p for p in args.problems.split(",") if p] if args.problems else None
-    return bench(args.suite, problems, time_limit_s=args.time_limit, seeds=args.seeds, out=args.out,
+    chosen = [p for p in args.problems.split(",") if p] if args.problems else None
+    return bench(args.suite, chosen, time_limit_s=args.time_limit, seeds=args.seeds, out=args.out,
                  workers=args.workers, dask=args.dask, retry_errors=args.retry_errors)  # fmt: skip
 
 

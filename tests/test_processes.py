@@ -45,7 +45,7 @@ if __name__ == "__main__":
         from tests.formulations.partition.test_capacity import instance_of
         from accelsched.problems.partition_columns import enumerate_columns
         from accelsched.solvers import SolveOptions
-        from accelsched.formulations.partition.branch import ProofSettings
+        from accelsched.formulations.partition.proof_params import ProofSettings
         instance = instance_of(1)
         columns = enumerate_columns(instance, 12)
         settings = ProofSettings(12, 100)

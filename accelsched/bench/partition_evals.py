@@ -89,21 +89,21 @@ def measure(workload_name: str, hardware: str, count: int, repeats: int, seed: i
 
 def measure_ga(workload_name: str, hardware: str, seeds: int) -> dict[str, Any]:
     """Median wall time of the 20 x 500 GA over ``seeds`` seeds, and its gap to the proven optimum."""
-    from accelsched.problems.partition import PROBLEM, make_instance
-    from accelsched.registry import get_method, run_method
+    from accelsched.problems.partition import PROBLEM
+    from accelsched.registry import get_method, make_instance, run_method
     from accelsched.solvers import SolveOptions
 
     acc = load_accelerator(hardware)
     exact = run_method(
         PROBLEM,
-        make_instance(load_workload(workload_name), acc, {}),
+        make_instance(PROBLEM, load_workload(workload_name), acc, {}),
         get_method(PROBLEM.name, "milp-highs"),
         SolveOptions(time_limit_s=600),
     )
     runs: list[dict[str, Any]] = []
     walls: list[float] = []
     for seed in range(seeds):
-        instance = make_instance(load_workload(workload_name), acc, {})
+        instance = make_instance(PROBLEM, load_workload(workload_name), acc, {})
         start = time.perf_counter()
         result = run_method(PROBLEM, instance, get_method(PROBLEM.name, "ga"), SolveOptions(seed=seed))
         wall = time.perf_counter() - start

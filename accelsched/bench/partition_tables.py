@@ -30,7 +30,7 @@ each a GA over the partition for fixed capacities: *fixed S / M / L* (the 1st, m
 and last candidate), *grid+GA* (every 8th candidate of each list, a GA limited to 5 s per
 point) and *random+GA* (as many random candidate points, seeded). Their objective is
 the co-exploration objective ``capacity + alpha * energy`` of the best point.
-RandWire-A and NasNet take hours per pair of candidates to prove
+A large graph can take hours per pair of candidates to prove
 (:mod:`accelsched.formulations.partition.capacity`): ``--threads N`` has the exact models
 solve N pairs at once, and ``--ledger-dir DIR`` keeps what each run proved (every pair's
 bound, the best partition) in a pair ledger per workload and design, which the next run
@@ -78,16 +78,17 @@ from accelsched.entry import run_entry
 from accelsched.errors import InputError
 from accelsched.filelock import exclusive, write_atomic
 from accelsched.formulations.partition import capacity as partition_capacity
-from accelsched.formulations.partition.branch import ProofSettings
-from accelsched.formulations.partition.colgen import proof_tolerance
-from accelsched.formulations.partition.ledger import Ledger, check_ledger, ledger_lock, open_ledger, with_ledger
+from accelsched.formulations.partition.colgen_params import proof_tolerance
+from accelsched.formulations.partition.driver import with_ledger, with_proof_params
+from accelsched.formulations.partition.ledger import Ledger, check_ledger, ledger_lock, open_ledger
+from accelsched.formulations.partition.proof_params import ProofParams, ProofSettings
 from accelsched.hardware import load_accelerator
 from accelsched.logs import show_records
 from accelsched.models.registry import load_workload
-from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution, make_instance
+from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import ColumnSet
 from accelsched.problems.result import Result
-from accelsched.registry import get_method, run_method
+from accelsched.registry import get_method, make_instance, run_method
 from accelsched.solvers import SolveOptions
 
 FIG11_WORKLOADS = ("vgg16", "resnet50", "googlenet", "randwire_a", "resnet152", "randwire_b", "transformer_base",
@@ -139,10 +140,14 @@ def _run(
     options: SolveOptions,
     warm_start: PartitionSolution | None = None,
     ledger: Path | None = None,
+    params: ProofParams | None = None,
 ) -> Result[Any]:
-    """Run a method through the checked entry point (an exact one with its pair ledger, if any)."""
+    """Run a method through the checked entry point (an exact one with its pair ledger, if any, and
+    the proof's parameters ``params`` when given: its own defaults otherwise)."""
     start = time.perf_counter()
     spec = get_method(PROBLEM.name, method)
+    if params is not None:
+        spec = with_proof_params(spec, params)
     if ledger is not None:
         spec = with_ledger(spec, ledger)
     result = run_method(PROBLEM, instance, spec, options, warm_start)
@@ -183,7 +188,7 @@ def fig11(workloads: Sequence[str], options: SolveOptions, out_dir: Path, merge:
     rows: list[Row] = []
     acc = load_accelerator("cocco-simba-separate")
     for name in workloads:
-        instance = make_instance(load_workload(name), acc, {})
+        instance = make_instance(PROBLEM, load_workload(name), acc, {})
         print(f"  {name}: {instance.n_layers} layers", flush=True)
         results = {method: _run(instance, method, options) for method in HEURISTICS}
         exact = _run(instance, EXACT, options, _best(results.values()))
@@ -304,7 +309,7 @@ def coexplore(
     for design in designs:
         acc = load_accelerator(DESIGN_PRESETS[design])
         for name in workloads:
-            instance = make_instance(load_workload(name), acc, COEXPLORE_OPTIONS)
+            instance = make_instance(PROBLEM, load_workload(name), acc, COEXPLORE_OPTIONS)
             print(f"  {name} ({design}): {instance.n_layers} layers", flush=True)
             ledger = None if ledger_dir is None else ledger_dir / _ledger_name(name, design)
             check_ledger(ledger, instance)  # a ledger refused or in use stops the run before the heuristics
@@ -373,7 +378,7 @@ def ledger_report(workloads: Sequence[str], designs: Sequence[str], ledger_dir: 
             if not path.exists():
                 lines.append(f"{name} ({design}): no ledger at {path}")
                 continue
-            instance = make_instance(load_workload(name), acc, COEXPLORE_OPTIONS)
+            instance = make_instance(PROBLEM, load_workload(name), acc, COEXPLORE_OPTIONS)
             nothing = ColumnSet((), False, 0, 0)  # no pair is solved here
             decomposition = partition_capacity.CapacityDecomposition(
                 instance, None, SolveOptions(), nothing, ProofSettings(), open_ledger(path, instance)
@@ -410,7 +415,7 @@ def _proven_text(decomposition: partition_capacity.CapacityDecomposition) -> str
     tolerance, by which its bound (the least settled floor) may lie below it.
 
     A pair settles when its bound passes its cutoff :math:`c(p)` less the pairs' tolerance: one
-    step of a whole-bytes metric, else :func:`~accelsched.formulations.partition.colgen.proof_tolerance`
+    step of a whole-bytes metric, else :func:`~accelsched.formulations.partition.colgen_params.proof_tolerance`
     at :math:`c(p)`. Its floor :math:`\kappa(p) + \alpha L(p)` is then at most :math:`\alpha` below
     :math:`U`, or :math:`\alpha \, n \epsilon c(p) \le n \epsilon U` (as :math:`\alpha c(p) \le U`).
     """
@@ -451,7 +456,7 @@ def merge_ledgers(
             if not (from_dir / file).exists():
                 lines.append(f"{name} ({design}): no ledger at {from_dir / file}, nothing merged")
                 continue
-            instance = make_instance(load_workload(name), accelerators[design], COEXPLORE_OPTIONS)
+            instance = make_instance(PROBLEM, load_workload(name), accelerators[design], COEXPLORE_OPTIONS)
             held.enter_context(ledger_lock(ledger_dir / file))
             held.enter_context(ledger_lock(from_dir / file))
             into, other = Ledger(ledger_dir / file, instance), Ledger(from_dir / file, instance)
@@ -558,16 +563,21 @@ PUBLISH_WAIT_S = 600.0
 
 
 def _publish(
-    rows: list[Row], stem: Path, markdown: Callable[[list[Row]], str], options: SolveOptions, merge: bool
+    rows: list[Row],
+    stem: Path,
+    markdown: Callable[[list[Row]], str],
+    options: SolveOptions,
+    merge: bool,
+    wait_s: float = PUBLISH_WAIT_S,
 ) -> list[Row]:
     """Write a table's results file ``stem.json`` and its Markdown, ``rows`` merged into the file's
     rows when ``merge`` (:func:`_merged`); returns the rows written.
 
     The file is held against other processes from the read to the write, so that two tables run at
-    once into one directory each keep the other's rows (the second waits up to
-    :data:`PUBLISH_WAIT_S`)."""
+    once into one directory each keep the other's rows (the second waits up to ``wait_s`` seconds,
+    :data:`PUBLISH_WAIT_S` by default)."""
     fix = "wait for the other table to finish, or give this one another --out-dir"
-    with exclusive(stem.with_suffix(".json"), what="results file", fix=fix, wait_s=PUBLISH_WAIT_S):
+    with exclusive(stem.with_suffix(".json"), what="results file", fix=fix, wait_s=wait_s):
         rows = _merged(rows, stem) if merge else rows
         _write(rows, stem, markdown(rows), options)
     return rows

@@ -14,8 +14,8 @@ import pytest
 
 from accelsched.bench import partition_tables
 from accelsched.errors import InputError
-from accelsched.formulations.partition import milp as partition_milp
 from accelsched.formulations.partition.ledger import Ledger, open_ledger
+from accelsched.formulations.partition.proof_params import ProofParams
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
 from accelsched.problems.partition import evaluate, make_instance, objective
@@ -24,6 +24,8 @@ from tests.test_filelock import held_elsewhere, release
 
 OPTIONS = SolveOptions(time_limit_s=20, seed=0)
 COCCO_ENERGY = {"capacities": "cocco", "metric": "energy"}
+DECOMPOSED = ProofParams(decompose_columns=0)
+"""The MILP decomposes every co-exploration table, however few its columns."""
 
 
 @pytest.fixture(scope="module")
@@ -156,21 +158,18 @@ def test_a_table_merged_while_another_process_writes_the_results_file_keeps_its_
     assert [(r["workload"], r["objective"]) for r in rows] == [("a", 1), ("c", 3), ("b", 2)]
 
 
-def test_a_table_gives_up_on_a_results_file_held_too_long(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setattr(partition_tables, "PUBLISH_WAIT_S", 0.2)
+def test_a_table_gives_up_on_a_results_file_held_too_long(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     stem = tmp_path / "partition_coexplore"
     row = partition_tables.Row("coexplore", "a", "shared", "ga", "FEASIBLE", 1.0, None, 1.0, {})
     with held_elsewhere(stem.with_suffix(".json")), pytest.raises(InputError) as caught:
-        partition_tables._publish([row], stem, lambda rows: "", OPTIONS, True)
+        partition_tables._publish([row], stem, lambda rows: "", OPTIONS, True, wait_s=0.2)
     assert caught.value.what == "another process is using it (waited 0.2 s)"
     assert caught.value.where == f"results file {stem.with_suffix('.json')}" and "--out-dir" in caught.value.fix
     assert not stem.with_suffix(".json").exists() and not capsys.readouterr().out
 
 
 def test_coexplore_rows_are_checked_and_the_exact_rows_start_from_the_best_heuristic(tmp_path: Path) -> None:
-    rows = partition_tables.coexplore(["random:3:1"], SolveOptions(time_limit_s=2, seed=0),
+    rows = partition_tables.coexplore(["random:3:1"], SolveOptions(time_limit_s=60, seed=0),
                                       SolveOptions(time_limit_s=0.2, seed=0), tmp_path)  # fmt: skip
     assert {r.design for r in rows} == {"shared", "separate"}
     for design in ("shared", "separate"):
@@ -192,21 +191,20 @@ def test_the_warm_start_is_the_least_objective_with_a_solution() -> None:
     assert partition_tables._best_of([(1.0, None)]) is None
 
 
-def test_an_exact_row_keeps_its_pair_ledger_for_the_next_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_exact_row_keeps_its_pair_ledger_for_the_next_run(tmp_path: Path) -> None:
     """The exact rows pass their ledger to the method: it writes the decomposition's incumbent (and
     pairs, none here: the least capacity holds this small workload), and a second run starts from it.
     The MILP's table is decomposed here whatever its size; the pairs' part, and CP-SAT's (which
     decomposes incomplete tables only), are tested in test_ledger."""
-    monkeypatch.setattr(partition_milp, "DECOMPOSE_COLUMNS", 0)
     method = "milp-highs"
     instance = make_instance(load_workload("random:6:2"), load_accelerator("cocco-simba-shared"), COCCO_ENERGY)
     path = tmp_path / partition_tables._ledger_name("random:6:2", "shared")
     assert path.name == "partition_coexplore_random-6-2_shared.json"
-    first = partition_tables._run(instance, method, OPTIONS, None, path)
+    first = partition_tables._run(instance, method, OPTIONS, None, path, DECOMPOSED)
     assert first.status is Status.OPTIMAL
     recorded = json.loads(path.read_text())
     assert recorded["incumbent"] is not None and "started from no pairs and no incumbent" in first.stats.native_status
-    second = partition_tables._run(instance, method, OPTIONS, None, path)
+    second = partition_tables._run(instance, method, OPTIONS, None, path, DECOMPOSED)
     assert second.status is Status.OPTIMAL and second.objective == first.objective
     assert f"pair ledger {path}: started from" in second.stats.native_status
     assert "and its incumbent (objective" in second.stats.native_status
@@ -270,15 +268,14 @@ def test_the_ledger_table_shows_where_each_pair_stands(tmp_path: Path, capsys: p
     assert lines[-1] == f"random:8:2 (shared): no ledger at {tmp_path / 'partition_coexplore_random-8-2_shared.json'}"
 
 
-def test_the_ledger_table_says_when_every_pair_is_settled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_ledger_table_says_when_every_pair_is_settled(tmp_path: Path) -> None:
     """A solve that proves its optimum leaves a ledger the table calls proven, stating how far the bound
     (the least settled floor) lies below the incumbent and the tolerance that gap is within; a ledger
     whose incumbent leaves pairs open (the same subgraphs at the largest capacities) is not called so."""
-    monkeypatch.setattr(partition_milp, "DECOMPOSE_COLUMNS", 0)
     workload = "random:6:2"
     instance = make_instance(load_workload(workload), load_accelerator("cocco-simba-separate"), COCCO_ENERGY)
     path = tmp_path / partition_tables._ledger_name(workload, "separate")
-    assert partition_tables._run(instance, "milp-highs", OPTIONS, None, path).status is Status.OPTIMAL
+    assert partition_tables._run(instance, "milp-highs", OPTIONS, None, path, DECOMPOSED).status is Status.OPTIMAL
     head = partition_tables.ledger_report([workload], ["separate"], tmp_path).splitlines()[0]
     assert ", 0 of " in head and "; proven optimal (every pair settled): the bound is " in head
     below, tolerance = (float(text) for text in re.findall(r"([0-9.]+)%", head))

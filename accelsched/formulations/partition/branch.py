@@ -1,4 +1,4 @@
-r"""Branch-and-price for the partition models (Cocco), and the preparation of their columns.
+r"""Branch-and-price for the partition models (Cocco).
 
 Column generation (:mod:`accelsched.formulations.partition.colgen`) ends with the
 master optimal, a bound LB proven over every column and a partition of objective
@@ -27,21 +27,11 @@ a bound above :math:`U - 1` when every objective is a whole number (external mem
 access in bytes, :attr:`VariantTable.objective_step
 <accelsched.formulations.partition.common.VariantTable>`), a bound within the proof's
 tolerance :math:`n \epsilon |U|` of :math:`U` otherwise (the pricing's tolerance on each of
-up to :math:`n` subgraphs, :func:`~accelsched.formulations.partition.colgen.proof_tolerance`;
+up to :math:`n` subgraphs, :func:`~accelsched.formulations.partition.colgen_params.proof_tolerance`;
 :meth:`BranchAndPrice.prune_level`). The generation in a node stops as soon as such a bound
 is proven, and prices to that level (:mod:`~accelsched.formulations.partition.colgen`). The
 same tolerance settles a node by a partition (:meth:`BranchAndPrice._meets`) and a pair of
 the capacity decomposition by its bound, so a proven :math:`U` is optimal up to it.
-
-An earlier prune level, :math:`U` less the pricing's tolerance :math:`\epsilon |U|` alone,
-asked more of a node than the rest of the proof gives: on RandWire-A's 640 KB co-exploration
-pair (energy, shared buffer; :math:`n` = 253, :math:`U` = 1.0248e9 pJ) it is 102 pJ below
-:math:`U`, against 2.6e4 pJ for :math:`n \epsilon |U|`. A node whose LP optimum is at or
-just below :math:`U` (the least bound of that tree's closed nodes is 1.2 pJ below it; its
-nodes took about 20 minutes each) had to prove every missing column's reduced cost above
-about -3 pJ to be pruned (102 pJ over up to 36 columns of at least 7 layers), where its
-pricing's cutoff is now about -720 pJ; and one whose LP optimum lies between the two levels
-is pruned by its column generation where it was branched.
 
 Branching
 ---------
@@ -51,17 +41,13 @@ whose objective meets the node's bound settles the node. Otherwise the LP is sol
 again with crossover, to a vertex, and its fractional pairs of layers :math:`(i, k)`
 (together-weight :math:`\sum_{j \ni i, k} x_j` strictly between 0 and 1) are ranked,
 nearest 1/2 first (ties: layers joined by an edge first, then the smallest indices). Strong
-branching probes the first :data:`STRONG_CANDIDATES`: each one's two children are solved as
+branching probes the first :attr:`BranchParams.strong_candidates
+<accelsched.formulations.partition.proof_params.BranchParams>`: each one's two children are solved as
 LPs over the master's columns (no pricing), and the pair whose children's LPs rise most (the
 product of the two gains, each capped at the prune level) is branched on
 (:meth:`BranchAndPrice._strong_pair`); the children add "together" and "apart" on it. These
-set-partitioning LPs are degenerate: on RandWire-A's 448/216 KB separate co-exploration pair,
-branched on the pair nearest 1/2 (its 19th run, before strong branching), a node at
-1,123,469,172.85 pJ had a "together" child whose bound after pricing was its own, to the
-last digit, while the "apart" one was pruned: a node spent for one level of depth. On the
-test suite's small trees that branch alone (``TREE_ALONE``: no integer program, no pruning
-by the incumbent), strong branching over 8 pairs took 3 nodes where the pair nearest 1/2
-took 6, and 18 where it took 26; the other nine trees are the same size.
+set-partitioning LPs are degenerate: the pair nearest 1/2 often has a child whose LP
+does not move, a node spent for one level of depth.
 Every partition keeps one of the two rules, and neither
 child admits the vertex, so the tree is finite (at most one rule per pair of layers).
 A vertex without a fractional pair is a partition: when its subgraphs form a cycle,
@@ -78,24 +64,14 @@ A node's master need not be optimal to branch: every partition keeps one of the 
 rules whatever LP chose the pair, and the children start from the parent's inner point
 and bound. A node whose LP value is at most the prune level cannot be pruned by pricing
 on (its LP optimum is no larger), so once that value is within
-:data:`~accelsched.formulations.partition.colgen.TAILING_GAP` of the node's bound the
+:attr:`~accelsched.formulations.partition.colgen_params.ColumnGenerationParams.tailing_gap` of the node's bound the
 node is branched (:meth:`ColumnGeneration.tails
 <accelsched.formulations.partition.colgen.ColumnGeneration.tails>`; Vanderbeck's early
 branching). At the root this applies once a listing below the gap gave up for time, and
 a root whose pricing rounds stop at their deadline with an inner point is priced on as
-the tree's first node rather than left unproven (:func:`prepare`). A node priced again
+the tree's first node rather than left unproven
+(:func:`~accelsched.formulations.partition.fixed_capacity.prove_fixed`). A node priced again
 because an integral vertex did not settle it prices to convergence (:attr:`Node.exact`).
-
-Measured on RandWire-A (partition only, Fig. 11 instance), from the converged root of
-an earlier column generation (dumped: 22,947 columns, bound 6,337,597 B, :math:`U` =
-6,345,241 B): the root's vertex gives the pair (166, 167); the "together" child is
-pruned at 6,345,240.9997 B after 608 s, the "apart" child at 6,345,240.998 B after
-2,170 s in all (3 nodes; the other core busy with a benchmark for the first half), so
-:math:`U` is optimal. End to end (Fig. 11 table, 8,700 s limit), the root tails off and is
-branched on the same pair when its listing gives up, at about 2,250 s, and each child is
-pruned after about 27 minutes: :math:`U` proven optimal in 5,558 s. With a 6,600 s limit
-the "apart" child was still open, its bound 0.075 % below :math:`U`, when the tree's time
-ran out.
 
 Open nodes are taken best bound first. When none is left, :math:`U` is optimal: the
 table holds its columns, so it holds an optimal partition, and the models prove it
@@ -109,20 +85,16 @@ Subset-row cuts
 ---------------
 A node to be branched (its master optimal or tailing off, not pruned, not settled by its
 integer program) first gets the subset-row cuts its LP vertex violates
-(:mod:`~accelsched.formulations.partition.cuts`; at most :data:`SUBSET_ROWS_PER_ROUND`, up
-to :data:`SUBSET_ROW_ROUNDS` rounds per node and :data:`SUBSET_ROWS_MAX` in the master) and
+(:mod:`~accelsched.formulations.partition.cuts`; at most ``subset_rows_per_round``, up
+to ``subset_row_rounds`` rounds per node and ``subset_rows_max`` in the master,
+:class:`~accelsched.formulations.partition.proof_params.BranchParams`) and
 is priced again with them (:meth:`BranchAndPrice._cut`); it is branched when none is
 violated or its rounds are spent. Pricing adds columns, which can only lower the LP, so a
 node whose LP over the columns it has, with the new cuts, stays within the proof's tolerance
 of its bound is branched at once, on that LP's vertex (:meth:`BranchAndPrice._may_rise`):
-pricing it again could not raise its bound. (At a depth-2 node of RandWire-A's 448/216 KB
-separate pair, 6 cuts and 16 minutes of pricing again raised its bound by 1.1 pJ.) The cuts
+pricing it again could not raise its bound. The cuts
 hold for every partition, so they stay in the master for every node, and the pricing charges
-them (cut-and-price). Branching alone moved RandWire-A's 640 KB co-exploration pair (energy,
-shared buffer) 7 % of the way from its root bound to the cutoff in four nodes, 10 minutes
-each; at one of its depth-2 nodes, 28 cuts raise the LP over the same columns 83 % of the
-rest of the way
-(:mod:`~accelsched.formulations.partition.cuts`).
+them (cut-and-price).
 
 Resuming
 --------
@@ -133,10 +105,9 @@ inner point and bound, the least bound of the nodes closed, the prune level at t
 the cycles cut from the master, and its subset-row cuts (a node's inner point holds their
 duals after the layers'). Every partition lies in an open node or in a closed
 one, so a run that starts from the open nodes (:meth:`BranchAndPrice.run` with
-``resume``; :func:`prepare` with ``tree``) proves what the stopped tree would have, as
-long as its incumbent prunes no less (:meth:`BranchAndPrice.resumable`); it skips the
-root's column generation, which on RandWire-A's 640 KB co-exploration pair takes about
-20 minutes of each run (its listing included) before the first branch. The nodes'
+``resume``; :func:`~accelsched.formulations.partition.proof.prepare` with ``tree``) proves
+what the stopped tree would have, as long as its incumbent prunes no less
+(:meth:`BranchAndPrice.resumable`); it skips the root's column generation. The nodes'
 columns are not part of the state: the capacity decomposition's ledger keeps a pair's
 generated subgraphs anyway (:mod:`~accelsched.formulations.partition.ledger`), and a node
 prices what it misses from its inner point.
@@ -151,142 +122,38 @@ import logging
 import math
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
 
-from accelsched.formulations.partition.colgen import (
-    COVERED,
-    DEFAULT_ROUNDS,
-    PRICING_EPS,
-    ColumnGeneration,
-    Outcome,
-    proof_tolerance,
-)
+from accelsched.formulations.partition.colgen import ColumnGeneration, Outcome
 from accelsched.formulations.partition.common import (
     Assignment,
     InnerPoint,
     OpenNode,
-    Prepared,
     TreeState,
     VariantTable,
-    checked_warm_start,
 )
 from accelsched.formulations.partition.cuts import violated_subset_rows
-from accelsched.formulations.partition.ledger import Ledger
 from accelsched.formulations.partition.master import MasterLp, Probe
+from accelsched.formulations.partition.proof_params import DEFAULT_BRANCH, BranchParams
 from accelsched.formulations.partition.rules import PairRule
-from accelsched.problems.partition import PartitionInstance, PartitionSolution
-from accelsched.problems.partition_columns import DEFAULT_BUDGET, ColumnSet, enumerate_columns
-from accelsched.solvers import BACKENDS, SolveOptions
 
 __all__ = [
-    "DECOMPOSE_COLUMNS",
-    "FINAL_SHARE",
     "LOGGER",
-    "MASTER_COLUMNS",
-    "NODE_INTEGER_S",
-    "STRONG_CANDIDATES",
-    "SUBSET_ROWS_MAX",
-    "SUBSET_ROWS_PER_ROUND",
-    "SUBSET_ROW_ROUNDS",
-    "TREE_NOTE_LINES",
     "BranchAndPrice",
     "Node",
-    "ProofSettings",
-    "master_columns",
-    "prepare",
+    "Separation",
+    "strong_choice",
     "tree_note",
 ]
-
-FINAL_SHARE = 0.05
-"""Share of the time limit a listing of the columns below the gap leaves to the models' final solve."""
-
-MASTER_COLUMNS = 20_000
-"""Largest number of enumerated columns the master starts from (the smallest ones)."""
-
-DECOMPOSE_COLUMNS = 10_000
-"""Above this many columns, the MILP methods decompose a co-exploration instance even when its
-enumeration is complete (the pairs' tables are then its columns that fit each pair). Measured with
-Cocco's ranges, energy, alpha = 0.002: GoogLeNet's co-exploration MILP over its 76,377 columns
-(shared buffer; 68,296 separate) was still 1.2 % from its bound when HiGHS stopped, 250 s into a
-120 s limit (its root cuts overran it); through the decomposition the whole method proves the
-optimum in 44 s (shared: 12 of 47 pairs solved) and 91 s (separate: 53 of 961), SA and the
-enumeration included. ResNet-50's MILP over its 1,150 columns is proven in about a second,
-faster than pair by pair."""
-
-NODE_INTEGER_S = 60.0
-"""Most seconds the integer program over a node's columns gets."""
-
-SUBSET_ROW_ROUNDS = 3
-"""Rounds of subset-row cuts a node gets before it is branched (0: no cuts)."""
-
-SUBSET_ROWS_PER_ROUND = 50
-"""Most subset-row cuts one round adds."""
-
-SUBSET_ROWS_MAX = 600
-"""Most subset-row cuts in the master (each is a variable and three rows of the pricing MILP)."""
-
-STRONG_CANDIDATES = 8
-"""Pairs nearest 1/2 whose children strong branching probes (:meth:`BranchAndPrice._strong_pair`;
-at most 1: the pair nearest 1/2, unprobed)."""
-
-TREE_NOTE_LINES = 12
-"""Most lines of the branch-and-price tree's log a result's note repeats."""
 
 LOGGER = logging.getLogger(__name__)
 """Logs each node of the tree as it ends (INFO)."""
 
-
-@dataclass(frozen=True)
-class ProofSettings:
-    """How an exact partition method lists its columns and proves its bound (validated on creation).
-
-    Attributes
-    ----------
-    budget
-        Column budget of the enumeration
-        (:func:`~accelsched.problems.partition_columns.enumerate_columns`); beyond it, column
-        generation completes the column set.
-    rounds
-        Largest number of column-generation rounds (of each pair, in co-exploration).
-    decompose_above
-        A complete co-exploration table of more columns than this is solved pair by pair too
-        (None: only incomplete ones; the MILP methods use :data:`DECOMPOSE_COLUMNS`).
-    backend
-        The linear backend (:data:`accelsched.solvers.BACKENDS`) of the MILPs of the capacity
-        decomposition's pairs.
-    pairs
-        The pairs of candidates (activation bytes, weight bytes; 0 with a shared buffer) the
-        capacity decomposition may solve, the others left as they are: a run's share of a proof
-        divided between runs, each recording in its own copy of one ledger
-        (:meth:`Ledger.merge <accelsched.formulations.partition.ledger.Ledger.merge>` puts them
-        together). None: every pair.
-
-    Raises
-    ------
-    ValueError
-        A budget or round limit below 1, a negative ``decompose_above``, an unknown backend, an
-        empty ``pairs`` or one with a negative capacity.
-    """
-
-    budget: int = DEFAULT_BUDGET
-    rounds: int = DEFAULT_ROUNDS
-    decompose_above: int | None = None
-    backend: str = "highs"
-    pairs: frozenset[tuple[int, int]] | None = None
-
-    def __post_init__(self) -> None:
-        if self.budget < 1:
-            raise ValueError(f"the column budget must be at least 1, got {self.budget}")
-        if self.rounds < 1:
-            raise ValueError(f"the round limit must be at least 1, got {self.rounds}")
-        if self.decompose_above is not None and self.decompose_above < 0:
-            raise ValueError(f"decompose_above must be None or at least 0, got {self.decompose_above}")
-        if self.backend not in BACKENDS:
-            raise ValueError(f"unknown linear backend {self.backend!r}; known: {', '.join(BACKENDS)}")
-        if self.pairs is not None and (not self.pairs or any(min(pair) < 0 for pair in self.pairs)):
-            raise ValueError(f"pairs must be None or pairs of capacities of at least 0 bytes, got {self.pairs}")
+Separation = Callable[[Sequence[Sequence[int]], Sequence[float], int, int], list[tuple[int, int, int]]]
+"""The subset-row separation's signature (:func:`~accelsched.formulations.partition.cuts.violated_subset_rows`):
+the fractional columns' members, their values, the number of layers and the most cuts; the
+violated triples."""
 
 
 _FRACTIONAL = 1e-6
@@ -315,7 +182,8 @@ class Node:
         Whether its column generation must run until the master is optimal, without the
         tailing-off control (a node priced again after an integral vertex that did not settle it).
     cut_rounds
-        Rounds of subset-row cuts it has had (:data:`SUBSET_ROW_ROUNDS`).
+        Rounds of subset-row cuts it has had (at most
+        :attr:`BranchParams.subset_row_rounds <accelsched.formulations.partition.proof_params.BranchParams>`).
     """
 
     bound: float
@@ -347,13 +215,28 @@ class BranchAndPrice:
     generation
         The root's column generation, with an incumbent and an inner point; its master optimal
         or tailing off (:attr:`Outcome.converged`), unless :meth:`run` is told otherwise. Its
-        table grows with every node's columns.
+        table grows with every node's columns; its parameters
+        (:attr:`ColumnGeneration.params <accelsched.formulations.partition.colgen.ColumnGeneration>`)
+        give the pricing's and phase one's tolerances here too.
+    params
+        The tree's limits (:class:`~accelsched.formulations.partition.proof_params.BranchParams`).
+    separate
+        The subset-row separation (:func:`~accelsched.formulations.partition.cuts.violated_subset_rows`;
+        another one must return valid cuts, violated or not: a hook for tests of the tree's handling
+        of cuts).
     """
 
-    def __init__(self, generation: ColumnGeneration) -> None:
+    def __init__(
+        self,
+        generation: ColumnGeneration,
+        params: BranchParams = DEFAULT_BRANCH,
+        separate: Separation = violated_subset_rows,
+    ) -> None:
         if generation.inner is None or generation.inner_bound is None or generation.incumbent is None:
             raise ValueError("branch-and-price starts from a column generation with an inner point and a partition")
         self.generation = generation
+        self.params = params
+        self.separate = separate
         self.table: VariantTable = generation.table
         self._serial = itertools.count()
         self.nodes = 0
@@ -365,6 +248,11 @@ class BranchAndPrice:
         priced again, or left open at the deadline)."""
         self.unresolved: list[Node] = []
         """Nodes left open because their LP vertex kept an artificial variable (no pair to branch on)."""
+        self.node_limited = False
+        """Whether the last :meth:`run` stopped at its ``node_limit`` (rather than at its deadline)."""
+        self.handled = 0
+        """Nodes that went on past their pricing, neither pruned nor stopped by the deadline (to their
+        integer program, cuts, branching or integral vertex; :meth:`run`'s ``node_limit``)."""
 
     @property
     def upper(self) -> float:
@@ -375,10 +263,19 @@ class BranchAndPrice:
     def prune_level(self) -> float:
         """The bound above which a node holds no partition better than :math:`U`
         (:meth:`ColumnGeneration.prune_level
-        <accelsched.formulations.partition.colgen.ColumnGeneration.prune_level>`)."""
-        return self.generation.prune_level()
+        <accelsched.formulations.partition.colgen.ColumnGeneration.prune_level>`), or :math:`r\\,U`
+        with a ``prune_ratio`` :math:`r` (:class:`~accelsched.formulations.partition.proof_params.BranchParams`)."""
+        ratio = self.params.prune_ratio
+        return self.generation.prune_level() if ratio is None else ratio * self.upper
 
-    def run(self, deadline: float | None, *, priced: bool = True, resume: TreeState | None = None) -> Outcome:
+    def run(
+        self,
+        deadline: float | None,
+        *,
+        priced: bool = True,
+        resume: TreeState | None = None,
+        node_limit: int | None = None,
+    ) -> Outcome:
         """Solve the tree until no node is open or the deadline passes.
 
         Parameters
@@ -394,6 +291,10 @@ class BranchAndPrice:
         resume
             The open nodes an earlier run of the tree left (:attr:`Outcome.left`), which the tree
             starts from in place of the root (:meth:`resumable` must hold).
+        node_limit
+            Most nodes that go on past their pricing in this run (:attr:`handled`; None: no limit):
+            once they are that many, the tree stops as at its deadline (a node that proves itself
+            pruned is still closed), and leaves its open nodes to be resumed.
         """
         generation = self.generation
         assert generation.inner is not None and generation.bound is not None
@@ -422,8 +323,10 @@ class BranchAndPrice:
                 self._close(node, "pruned" if node.priced or not node.rules else "pruned by its parent's bound")
                 continue
             root, first = resume is None and first, False  # it always runs once, and was counted
-            if not root and deadline is not None and time.perf_counter() > deadline:
+            out_of_nodes = node_limit is not None and self.handled >= node_limit
+            if not root and (out_of_nodes or (deadline is not None and time.perf_counter() > deadline)):
                 heapq.heappush(heap, node)
+                self.node_limited = out_of_nodes
                 break
             if not root:
                 self.nodes += 1
@@ -453,7 +356,8 @@ class BranchAndPrice:
         incumbent now (:class:`~accelsched.formulations.partition.common.TreeState`). The same
         incumbent evaluated again may differ in its last bits: a level above by far less than the
         pricing's tolerance is the same level."""
-        return self.prune_level() <= state.level + PRICING_EPS * 1e-6 * max(1.0, abs(state.level))
+        eps = self.generation.params.pricing_eps
+        return self.prune_level() <= state.level + eps * 1e-6 * max(1.0, abs(state.level))
 
     def _pruned(self, bound: float) -> bool:
         return bound > self.prune_level()
@@ -473,10 +377,10 @@ class BranchAndPrice:
     def _meets(self, value: float, bound: float) -> bool:
         """Whether a partition of objective ``value`` is optimal in a node of bound ``bound``: no
         whole objective lies in [bound, value) (whole bytes), or ``value`` is within the proof's
-        tolerance of the bound (:func:`~accelsched.formulations.partition.colgen.proof_tolerance`)."""
+        tolerance of the bound (:func:`~accelsched.formulations.partition.colgen_params.proof_tolerance`)."""
         if self.table.objective_step:
             return value - bound < self.table.objective_step
-        return value - bound <= proof_tolerance(self.table.instance.n_layers, value)
+        return value - bound <= self.generation.params.proof_tolerance(self.table.instance.n_layers, value)
 
     def _offer(self, found: Assignment) -> None:
         """Make a partition the incumbent when it beats it."""
@@ -487,10 +391,13 @@ class BranchAndPrice:
         """A node whose master is optimal and which is not pruned: its integer program, then its
         children (none when the node is settled; the node itself, priced again, when a cycle was
         cut, and as it was when the deadline stopped its LP vertex)."""
+        self.handled += 1
         master = self.generation.master
         master.rules = node.rules
-        until = time.perf_counter() + NODE_INTEGER_S
-        found = master.solve_integer(None, until if deadline is None else min(until, deadline))
+        found = None
+        if self.params.node_integer_s > 0:
+            until = time.perf_counter() + self.params.node_integer_s
+            found = master.solve_integer(None, until if deadline is None else min(until, deadline))
         if found is not None:
             self._offer(found)
             value = self.table.objective(found)
@@ -554,17 +461,16 @@ class BranchAndPrice:
 
     def _cut(self, node: Node, lp: MasterLp) -> int:
         """Add the subset-row cuts the node's LP vertex violates (:mod:`~accelsched.formulations.partition.cuts`);
-        how many were added: 0 when no cut is violated, or the node has had its
-        :data:`SUBSET_ROW_ROUNDS` rounds, or the master has :data:`SUBSET_ROWS_MAX` cuts, or its
-        LP vertex keeps artificial variables (summing to more than :data:`COVERED`, phase one's
-        tolerance)."""
-        cuts = self.generation.cuts
-        room = min(SUBSET_ROWS_PER_ROUND, SUBSET_ROWS_MAX - len(cuts))
-        if node.cut_rounds >= SUBSET_ROW_ROUNDS or room <= 0 or lp.artificial > COVERED:
+        how many were added: 0 when no cut is violated, or the node has had its ``subset_row_rounds``
+        rounds, or the master has ``subset_rows_max`` cuts (:attr:`params`), or its LP vertex keeps
+        artificial variables (summing to more than phase one's tolerance, ``covered``)."""
+        cuts, params = self.generation.cuts, self.params
+        room = min(params.subset_rows_per_round, params.subset_rows_max - len(cuts))
+        if node.cut_rounds >= params.subset_row_rounds or room <= 0 or lp.artificial > self.generation.params.covered:
             return 0
         fractional = [(j, x) for j, x in zip(lp.support, lp.weights, strict=True) if _FRACTIONAL < x < 1 - _FRACTIONAL]
         members = [self.table.members(j) for j, _ in fractional]
-        triples = violated_subset_rows(members, [x for _, x in fractional], self.table.instance.n_layers, room)
+        triples = self.separate(members, [x for _, x in fractional], self.table.instance.n_layers, room)
         return self.generation.add_cuts(triples)
 
     def _may_rise(self, node: Node, with_cuts: MasterLp) -> bool:
@@ -572,50 +478,29 @@ class BranchAndPrice:
         over the columns it has, with the cuts (``with_cuts``, covering every layer), is within the
         proof's tolerance of the bound. Pricing adds columns, which can only lower that LP, and a
         bound is at most the LP over every column (module docstring, "Subset-row cuts")."""
-        if with_cuts.artificial > COVERED:
+        if with_cuts.artificial > self.generation.params.covered:
             return True
         gain = with_cuts.value - node.bound
-        return gain > proof_tolerance(self.table.instance.n_layers, with_cuts.value)
+        return gain > self.generation.params.proof_tolerance(self.table.instance.n_layers, with_cuts.value)
 
     def _strong_pair(
         self, pairs: Sequence[tuple[int, int]], lp: MasterLp, deadline: float | None
     ) -> tuple[tuple[int, int], str]:
-        """The pair to branch on among the first :data:`STRONG_CANDIDATES` of ``pairs`` (strong
-        branching), and what its probe found, for the log ("" without probing).
+        """The pair to branch on among the first ``strong_candidates`` of ``pairs`` (strong branching,
+        :attr:`params`), and what its probe found, for the log ("" without probing).
 
         Each candidate's two children are probed by the LP over the master's columns
         (:meth:`RestrictedMaster.probe <accelsched.formulations.partition.master.RestrictedMaster.probe>`,
-        the node's rules in place): a child's gain is how far its LP lies above ``lp``'s, capped at
-        the distance to the prune level (a child past it is as good as pruned), and the cap too
-        where its columns leave part of a layer to an artificial variable. The pair of the largest
-        product of its children's gains (each at least a millionth of the cap; ties: the earlier
-        pair) is chosen: on these degenerate LPs the pair nearest 1/2 often has a child whose LP
-        does not move. Pricing can lower a child's LP, so the gains are estimates; any pair keeps
-        the tree exact."""
-        candidates = list(pairs[:STRONG_CANDIDATES])
+        the node's rules in place), and :func:`strong_choice` picks the pair from the probes.
+        With one candidate, or a node LP its deadline stopped, nothing is probed: the first pair."""
+        candidates = list(pairs[: self.params.strong_candidates])
         if len(candidates) < 2 or not math.isfinite(lp.value):  # one candidate, or an LP its deadline stopped
             return pairs[0], ""
         rules = [PairRule(*pair, together) for pair in candidates for together in (True, False)]
         start = time.perf_counter()
         probes = self.generation.master.probe(rules, deadline)
         seconds = time.perf_counter() - start
-        cap = max(self.prune_level() - lp.value, 1e-9 * max(1.0, abs(lp.value)))
-
-        def gain(probe: Probe) -> float:
-            if probe.artificial > COVERED or not math.isfinite(probe.value):
-                return cap
-            return min(max(probe.value - lp.value, 0.0), cap)
-
-        gains = [(gain(probes[k]), gain(probes[k + 1])) for k in range(0, len(probes) - 1, 2)]
-        if not gains:  # the deadline came first
-            return pairs[0], ""
-        floor = 1e-6 * cap
-        best = max(range(len(gains)), key=lambda k: (max(gains[k][0], floor) * max(gains[k][1], floor), -k))
-        together, apart = gains[best]
-        return candidates[best], (
-            f" (strong branching over {len(gains)} pairs in {seconds:.1f} s: its children's LPs "
-            f"+{together:.6g} together, +{apart:.6g} apart)"
-        )
+        return strong_choice(candidates, probes, lp.value, self.prune_level(), seconds, self.generation.params.covered)
 
     def branching_pairs(self, lp: MasterLp, rules: frozenset[PairRule] = frozenset()) -> list[tuple[int, int]]:
         """The pairs of layers, without a rule, whose together-weight in an LP solution is
@@ -659,8 +544,9 @@ class BranchAndPrice:
                 nodes=self.nodes,
                 tree=tuple(self.log),
             )
+        stop = "the node limit" if self.node_limited else "the deadline"
         for node in sorted(heap):
-            self._record(node, "open at the deadline")
+            self._record(node, f"open at {stop}")
         for node in self.unresolved:
             self._record(node, "open: its LP vertex keeps an artificial variable")
         bound = min(self.closed, min(node.bound for node in open_nodes))
@@ -673,6 +559,8 @@ class BranchAndPrice:
         )
         if self.unresolved:
             reason = f"branch-and-price: {len(self.unresolved)} nodes whose LP keeps an artificial variable"
+        elif self.node_limited:
+            reason = "node limit reached during branch-and-price"
         else:
             reason = "time limit reached during branch-and-price"
         reason += f" ({self.nodes} nodes solved, {len(open_nodes)} open, bound {bound:.12g})"
@@ -689,178 +577,66 @@ class BranchAndPrice:
         )
 
 
-def prepare(
-    instance: PartitionInstance,
-    options: SolveOptions,
-    warm_start: PartitionSolution | None,
-    start: float,
-    settings: ProofSettings = ProofSettings(),
-    *,
-    cutoff: float = math.inf,
-    listed: ColumnSet | None = None,
-    ledger: Ledger | None = None,
-    seeds: Sequence[Sequence[int]] = (),
-    inner: InnerPoint | None = None,
-    tree: TreeState | None = None,
-    reach: Sequence[float] = (),
-) -> Prepared:
-    """Check the warm start, list the columns, build the table; generate columns when the list stops early.
-
-    The enumeration gets at most a quarter of the time limit; when it is incomplete,
-    column generation (:class:`ColumnGeneration`) starts no pricing round after three
-    quarters of it, a listing of the columns below the gap may go on until all but
-    :data:`FINAL_SHARE` of it (the last step of the proof: the models then solve over
-    a table that already holds the incumbent), and its best partition becomes the
-    solvers' start when it beats the warm start. When that listing gives up with the
-    master optimal or tailing off, branch-and-price (:class:`BranchAndPrice`) takes the
-    same time; so does it, with fixed capacities, when the pricing rounds stop at their
-    deadline with an inner point and a partition (the root is then priced on in the tree).
-    Its proof that the incumbent is optimal completes the table too (the table holds the
-    incumbent's columns).
-    In co-exploration the capacity decomposition
-    (:func:`~accelsched.formulations.partition.capacity.decompose`) takes the place of
-    column generation: it solves one fixed-capacity problem per pair of candidates, each
-    with this function, and ``cutoff`` (:class:`ColumnGeneration`) is the objective above
-    which a pair cannot matter. A complete co-exploration table of more than
-    ``settings.decompose_above`` columns is decomposed too, each pair's table filtered from it;
-    ``settings.backend`` solves the pairs' MILPs (the MILP methods pass their own; CP-SAT's
-    method has none and leaves HiGHS). ``start``: the :func:`time.perf_counter` value the time
-    limit counts from. ``listed``: the instance's
-    columns when they are known already (the decomposition's pairs), in place of the
-    enumeration. ``ledger``: the decomposition starts from it and writes each solved pair
-    to it (:mod:`~accelsched.formulations.partition.ledger`). ``seeds``: subgraphs (layer
-    indices, each a valid column of the instance) that column generation starts from beside
-    the smallest listed columns: those an earlier solve of the same pair or of a pair within
-    it generated. ``inner``: an inner point proven for the instance or for a pair containing it,
-    which column generation starts from (:class:`ColumnGeneration`); the returned
-    :attr:`Prepared.inner` is the root's, before any branching (a node's holds only under its rules).
-    ``tree``: the open nodes an earlier run's tree left for the instance (fixed capacities); the
-    work resumes from them, skipping the root's column generation, when the incumbent's prune
-    level allows it (:meth:`BranchAndPrice.resumable`) and a partition is known (the warm start's,
-    or one over the master's columns). :attr:`Prepared.tree` is what the tree leaves, when it stops
-    short of the proof. ``reach``: levels above ``cutoff`` that the root's column generation pushes
-    its bound to (:class:`ColumnGeneration`; the cutoffs of the decomposition's pairs within this
-    one). Its bound and the tree's, each valid over every column (a tree's is the least bound of its
-    nodes, each proven by pricing every column under the node's rules, past the cutoff when a
-    node's pricing passed it), give :attr:`Prepared.proven_bound`.
-    Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
-    set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
-    takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
-    """
-    warm, note = checked_warm_start(instance, warm_start)
-    limit = options.time_limit_s
-    columns = (
-        enumerate_columns(instance, settings.budget, None if limit is None else start + limit / 4)
-        if listed is None
-        else listed
-    )
-    notes = [note] if note else []
-    master = master_columns(columns)
-    table = VariantTable(instance, master, [*(warm.indices(instance) if warm else ()), *seeds])
-    assignment = table.assignment(warm) if warm else None
-    if assignment is not None:
-        notes = [f"{note} (objective {table.objective(assignment):.12g})"]
-    deadline = None if limit is None else start + limit
-    large = settings.decompose_above is not None and len(columns) > settings.decompose_above
-    if columns.complete and not (instance.co_exploration and large):
-        if settings.pairs is not None:
-            notes.append(f"every column listed ({len(columns)}): solved whole, not pair by pair as the pairs given ask")
-        return Prepared(table, assignment, tuple(notes), deadline)
-    if instance.co_exploration:
-        from accelsched.formulations.partition.capacity import decompose  # it imports this module
-
-        return decompose(instance, options, table, warm, notes, start, columns, settings, ledger)
-    if master is not columns:
-        notes.append(f"column generation starts from the {MASTER_COLUMNS} smallest of {len(columns)} columns")
-    generation = ColumnGeneration(table, assignment, options.threads, settings.rounds, cutoff, inner, reach)
-    proof_deadline = None if limit is None else start + (1 - FINAL_SHARE) * limit
-    root, proven = generation.inner_point, None
-    proven_by_tree: Outcome | None = None
-    resumed = _resumed_tree(generation, tree, proof_deadline)
-    if resumed is not None:
-        assert tree is not None
-        outcome = proven_by_tree = resumed
-        nodes = f"{len(tree.nodes)} open node{'s' if len(tree.nodes) > 1 else ''}"
-        cuts = f", with {len(tree.cuts)} subset-row cuts" if tree.cuts else ""
-        notes.append(f"branch-and-price resumed from {nodes} of an earlier run{cuts}")
-    else:
-        outcome = generation.run(None if limit is None else start + 3 * limit / 4, proof_deadline)
-        root, proven = generation.inner_point, generation.bound
-        handover = outcome.converged or _unfinished_root(generation, outcome, proof_deadline)
-        if handover and generation.incumbent is None:  # a stopped root, with no warm start and no listing yet
-            generation.incumbent = generation.master.solve_integer(None, proof_deadline)
-        if handover and generation.incumbent is not None:
-            outcome = proven_by_tree = BranchAndPrice(generation).run(proof_deadline, priced=outcome.converged)
-    if proven_by_tree is not None and proven_by_tree.bound is not None:  # its nodes' bounds, past any cutoff
-        proven = max(proven_by_tree.bound, -math.inf if proven is None else proven)
-    reason = columns.stopped if outcome.complete else f"{columns.stopped}; {outcome.stopped}"
-    table.column_set = dataclasses.replace(
-        master, complete=outcome.complete, stopped=reason, bound=outcome.bound, columns=tuple(table.columns)
-    )
-    table.complete = outcome.complete
-    # an incomplete set's stop reasons are in the result's note on the bound (partition_result)
-    progress = f"column generation: {outcome.rounds} rounds, {len(table.columns)} columns"
-    if outcome.nodes:
-        progress += f", branch-and-price: {outcome.nodes} nodes"
-    if outcome.complete and outcome.nodes:
-        notes.append(f"{columns.stopped}; {progress}, the incumbent proven optimal by branch-and-price")
-    elif outcome.complete:
-        notes.append(f"{columns.stopped}; {progress}, every column below the gap listed ({outcome.listed} added)")
-    else:
-        notes.append(progress)
-    if outcome.tree:
-        notes.append(tree_note(outcome.tree))
-    better = outcome.incumbent is not None and (
-        assignment is None or table.objective(outcome.incumbent) < table.objective(assignment)
-    )
-    warm_or_better = outcome.incumbent if better else assignment
-    return Prepared(table, warm_or_better, tuple(notes), deadline, better, root, outcome.left, proven)
-
-
-def master_columns(columns: ColumnSet) -> ColumnSet:
-    """The listed columns the master starts from (:func:`prepare`): all of them, or, when the listing
-    stopped early with more than :data:`MASTER_COLUMNS`, that many of the smallest, with
-    :attr:`~accelsched.problems.partition_columns.ColumnSet.listed_below` lowered to the size of the
-    first one left out (every column the master misses has at least that many layers)."""
-    if columns.complete or len(columns.columns) <= MASTER_COLUMNS:
-        return columns
-    smallest = sorted(columns.columns, key=lambda column: (len(column.members), column.members))
-    kept = tuple(sorted(smallest[:MASTER_COLUMNS], key=attrgetter("members")))
-    below = min(columns.listed_below, len(smallest[MASTER_COLUMNS].members))
-    return dataclasses.replace(columns, columns=kept, listed_below=below)
-
-
-def tree_note(log: tuple[str, ...]) -> str:
-    """The tree's log for a result's note: its first :data:`TREE_NOTE_LINES` lines, and how many more."""
-    shown = "; ".join(log[:TREE_NOTE_LINES])
-    more = len(log) - TREE_NOTE_LINES
+def tree_note(log: tuple[str, ...], lines: int = DEFAULT_BRANCH.tree_note_lines) -> str:
+    """The tree's log for a result's note: its first ``lines`` lines
+    (:attr:`BranchParams.tree_note_lines <accelsched.formulations.partition.proof_params.BranchParams>`),
+    and how many more."""
+    shown = "; ".join(log[:lines])
+    more = len(log) - lines
     return f"tree: {shown}" + (f"; ({more} more)" if more > 0 else "")
 
 
-def _resumed_tree(generation: ColumnGeneration, tree: TreeState | None, deadline: float | None) -> Outcome | None:
-    """The tree resumed from an earlier run's open nodes until ``deadline``; None when there are
-    none, the incumbent's prune level does not allow it (:meth:`BranchAndPrice.resumable`), or no
-    partition is known (the warm start, else the integer program over the master's columns)."""
-    if tree is None or generation.instance.co_exploration or generation.inner is None:
-        return None
-    if generation.incumbent is None:
-        generation.incumbent = generation.master.solve_integer(None, deadline)
-        if generation.incumbent is None:
-            return None
-    branching = BranchAndPrice(generation)
-    return branching.run(deadline, resume=tree) if branching.resumable(tree) else None
+def strong_choice(
+    candidates: Sequence[tuple[int, int]],
+    probes: Sequence[Probe],
+    value: float,
+    level: float,
+    seconds: float = 0.0,
+    covered: float = 1e-6,
+) -> tuple[tuple[int, int], str]:
+    """The pair strong branching chooses from its children's probes, and the log's words on them.
 
+    Parameters
+    ----------
+    candidates
+        The pairs probed, nearest 1/2 first.
+    probes
+        Their children's LPs, "together" then "apart" for each pair in turn; fewer when the
+        deadline cut the probing short (the pairs probed in full count).
+    value
+        The node's LP value.
+    level
+        The prune level.
+    seconds
+        How long the probing took, for the log.
+    covered
+        Artificial variables summing to at most this count as 0 (phase one's tolerance).
 
-def _unfinished_root(generation: ColumnGeneration, outcome: Outcome, deadline: float | None) -> bool:
-    """Whether a root column generation stopped at its deadline goes on in the tree until ``deadline``:
-    with fixed capacities and an inner point, before the round limit, with time left (and a partition,
-    which :func:`prepare` finds over the master when neither the warm start nor a listing gave one)."""
-    return (
-        not outcome.complete
-        and not outcome.converged
-        and not generation.instance.co_exploration
-        and generation.inner is not None
-        and generation.done < generation.rounds
-        and deadline is not None
-        and time.perf_counter() < deadline
+    Returns
+    -------
+    tuple
+        A child's gain is how far its LP lies above ``value``, capped at the distance to ``level``
+        (a child past it is as good as pruned), and the cap too where its columns leave part of a
+        layer to an artificial variable or its solve stopped. The pair of the largest product of
+        its children's gains (each at least a millionth of the cap; ties: the earlier pair) is
+        chosen: on these degenerate LPs the pair nearest 1/2 often has a child whose LP does not
+        move. Pricing can lower a child's LP, so the gains are estimates; any pair keeps the tree
+        exact. Without a pair probed in full: the first pair, and "".
+    """
+    cap = max(level - value, 1e-9 * max(1.0, abs(value)))
+
+    def gain(probe: Probe) -> float:
+        if probe.artificial > covered or not math.isfinite(probe.value):
+            return cap
+        return min(max(probe.value - value, 0.0), cap)
+
+    gains = [(gain(probes[k]), gain(probes[k + 1])) for k in range(0, len(probes) - 1, 2)]
+    if not gains:  # the deadline came first
+        return candidates[0], ""
+    floor = 1e-6 * cap
+    best = max(range(len(gains)), key=lambda k: (max(gains[k][0], floor) * max(gains[k][1], floor), -k))
+    together, apart = gains[best]
+    return candidates[best], (
+        f" (strong branching over {len(gains)} pairs in {seconds:.1f} s: its children's LPs "
+        f"+{together:.6g} together, +{apart:.6g} apart)"
     )

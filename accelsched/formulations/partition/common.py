@@ -375,7 +375,7 @@ class OpenNode:
         again after an integral vertex that did not settle it).
     cut_rounds
         The rounds of subset-row cuts it has had, so that a resumed node does not get more than its
-        :data:`~accelsched.formulations.partition.branch.SUBSET_ROW_ROUNDS`.
+        ``subset_row_rounds`` (:class:`~accelsched.formulations.partition.proof_params.BranchParams`).
     """
 
     rules: frozenset[PairRule]

@@ -21,7 +21,7 @@ Constraints
   p_v \ge p_u + 1` (an edge no column holds: always :math:`p_v \ge p_u + 1`).
   Columns are connected, so positions are constant on a chosen subgraph, and the
   precedence between two subgraphs is enforced exactly when they are both chosen;
-  the argument of :mod:`accelsched.formulations.partition.milp` shows that the
+  the argument of :mod:`accelsched.formulations.partition.milp_model` shows that the
   solutions are exactly the valid partitions.
 
 Objective
@@ -40,7 +40,7 @@ objective at the decoded solution.
 
 Running
 -------
-As for the MILP (:func:`accelsched.formulations.partition.branch.prepare`): columns
+As for the MILP (:func:`accelsched.formulations.partition.proof.prepare`): columns
 enumerated in at most a quarter of the time limit and completed by column generation
 beyond the budget, CP-SAT's presolve off (its objective
 expansion leaves the linear relaxation without a useful bound on these models), a
@@ -50,24 +50,17 @@ OPTIMAL only with a complete column set.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import time
 from collections.abc import Collection, Sequence
 from fractions import Fraction
 from pathlib import Path
 
 from ortools.sat.python import cp_model
 
-from accelsched.formulations.partition.branch import ProofSettings, prepare
-from accelsched.formulations.partition.colgen import DEFAULT_ROUNDS
-from accelsched.formulations.partition.common import (
-    Assignment,
-    VariantTable,
-    infeasible_result,
-    partition_result,
-)
-from accelsched.formulations.partition.ledger import keep_final, ledger_lock, open_ledger
+from accelsched.formulations.partition.common import Assignment, Prepared, VariantTable
+from accelsched.formulations.partition.driver import ModelAnswer, proof_settings, solve_over_table
+from accelsched.formulations.partition.proof_params import WHOLE_TABLES, ProofParams
+from accelsched.formulations.partition.table_model import TableModel
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import DEFAULT_BUDGET
@@ -80,7 +73,7 @@ _MAX_SCALED = 2.0**50
 """Largest sum of scaled objective coefficients (CP-SAT objectives are 64-bit integers)."""
 
 
-class PartitionCpSat:
+class PartitionCpSat(TableModel):
     """The CP-SAT model over the variants of a :class:`VariantTable`.
 
     Parameters
@@ -115,11 +108,7 @@ class PartitionCpSat:
         self.need_weight: dict[tuple[int, int], cp_model.IntVar] = {}
         self.scale = 1.0
         self.rounding_error = 0.0
-        self.cover()
-        self.one_capacity()
-        self.capacity_holds()
-        self.order()
-        self.objective()
+        self.build()
 
     def cover(self) -> None:
         """Every layer is in exactly one chosen variant."""
@@ -232,68 +221,48 @@ def solve_cpsat_partition(
     warm_start: PartitionSolution | None = None,
     *,
     budget: int = DEFAULT_BUDGET,
-    rounds: int = DEFAULT_ROUNDS,
+    rounds: int | None = None,
     ledger: str | Path | None = None,
     pairs: Collection[tuple[int, int]] | None = None,
+    params: ProofParams = WHOLE_TABLES,
 ) -> Result[PartitionSolution]:
     """Enumerate the columns, build :class:`PartitionCpSat` and solve it, hinted by a warm start.
 
     Parameters
     ----------
-    instance
-        The partition instance.
-    options
-        Limits; the time limit covers the column enumeration (at most a quarter of it), column
-        generation (pricing rounds up to three quarters, the listing below the gap up to all
-        but :data:`~accelsched.formulations.partition.branch.FINAL_SHARE`) and the solve.
-    warm_start
-        A solution given as a complete hint (checked first; a rejected one is ignored and said so).
-    budget
-        Column budget of :func:`enumerate_columns`; beyond it, column generation
-        (:mod:`accelsched.formulations.partition.colgen`) completes the column set.
-    rounds
-        Largest number of column-generation rounds.
-    ledger
-        With co-exploration, a pair ledger file (:mod:`~accelsched.formulations.partition.ledger`):
-        the capacity decomposition starts from what it holds and writes each solved pair to it.
-    pairs
-        With co-exploration, the pairs of candidates (activation bytes, weight bytes; 0 with a shared
-        buffer) the capacity decomposition may solve, a share of a proof divided between runs
-        (:attr:`ProofSettings.pairs <accelsched.formulations.partition.branch.ProofSettings>`); None:
-        every pair.
+    instance, options, warm_start, ledger
+        As :func:`~accelsched.formulations.partition.driver.solve_over_table` takes them; the warm
+        start (or column generation's better partition) is given to CP-SAT as a complete hint.
+    budget, rounds, pairs, params
+        The proof's settings (:func:`~accelsched.formulations.partition.driver.proof_settings`); by
+        default (:data:`~accelsched.formulations.partition.proof_params.WHOLE_TABLES`) a complete
+        co-exploration table is solved whole, only an incomplete one pair by pair.
 
     Returns
     -------
     Result
         OPTIMAL only with a complete column set and a proof from CP-SAT.
     """
-    start = time.perf_counter()
-    infeasible = infeasible_result(instance, "cpsat", "cpsat")
-    if infeasible is not None:
-        return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
-    settings = ProofSettings(budget, rounds, pairs=None if pairs is None else frozenset(pairs))
-    with ledger_lock(ledger):  # held from the read to the last write
-        book = open_ledger(ledger, instance)
-        run = prepare(instance, options, warm_start, start, settings, ledger=book)
+    settings = proof_settings(budget, rounds, pairs, params)
+
+    def solve_model(run: Prepared, options: SolveOptions) -> ModelAnswer:
         cpsat = PartitionCpSat(run.table)
         hints = cpsat.hints(run.warm) if run.warm else None
         answer = solve_cpsat(cpsat.model, run.solver_options(options), hints, objective_scale=cpsat.scale)
-        result = partition_result(
-            run.table,
-            method="cpsat",
-            backend="cpsat",
-            status=answer.status,
-            found=cpsat.decode(answer) if answer.status.has_solution else None,
-            bound=cpsat.bound(answer),
-            warm=run.warm,
-            runtime_s=time.perf_counter() - start,
-            seed=options.seed,
-            stats=answer.stats,
-            notes=[*run.notes, *([f"{run.start_label} is given as a complete hint"] if hints else [])],
-            start_label=run.start_label,
-        )
-        keep_final(book, result.solution)
-    return result
+        found = cpsat.decode(answer) if answer.status.has_solution else None
+        hinted = (f"{run.start_label} is given as a complete hint",) if hints else ()
+        return ModelAnswer(answer.status, found, cpsat.bound(answer), answer.stats, hinted)
+
+    return solve_over_table(
+        instance,
+        options,
+        warm_start,
+        method="cpsat",
+        backend="cpsat",
+        settings=settings,
+        ledger=ledger,
+        solve_model=solve_model,
+    )
 
 
 METHODS: tuple[MethodSpec, ...] = (

@@ -199,10 +199,9 @@ def solve_enumerate(
 
     Parameters
     ----------
-    instance
-        The partition instance.
-    options
-        The time limit covers the column enumeration and the search.
+    instance, options
+        The partition instance, and its limits: the time limit covers the column enumeration and
+        the search.
     warm_start
         Not used: the search is exhaustive.
     budget
@@ -226,12 +225,12 @@ def solve_enumerate(
         reason = columns.stopped
         if columns.visited == columns.budget:
             reason = f"too large for exhaustive enumeration ({instance.n_layers} layers): {reason}"
-        return _no_solution(reason, start)
+        return _no_solution(reason)
     table = VariantTable(instance, columns)
     search = DownSetSearch(table, max_states, deadline)
     best = search.run()
     if best is None:
-        return _no_solution(search.stopped, start)
+        return _no_solution(search.stopped)
     variants, act_index, weight_index = search.path(*best)
     found = table.settle(variants, list(range(len(variants))), act_index, weight_index)
     stats = SolveStats(iterations=len(search.labels), native_status=f"optimal over {len(search.labels)} down-sets")
@@ -243,16 +242,13 @@ def solve_enumerate(
         found=found,
         bound=table.objective(found),
         warm=None,
-        runtime_s=time.perf_counter() - start,
         seed=options.seed,
         stats=stats,
     )
 
 
-def _no_solution(reason: str, start: float) -> Result[PartitionSolution]:
-    return Result.no_solution(
-        Status.TIME_LIMIT_NO_SOLUTION, PROBLEM.name, "enumerate", reason, runtime_s=time.perf_counter() - start
-    )
+def _no_solution(reason: str) -> Result[PartitionSolution]:
+    return Result.no_solution(Status.TIME_LIMIT_NO_SOLUTION, PROBLEM.name, "enumerate", reason)
 
 
 METHODS: tuple[MethodSpec, ...] = (

@@ -1,8 +1,8 @@
 r"""A file of what the capacity decomposition proved, so that a long proof can go on in later runs.
 
-The co-exploration proofs of RandWire-A and NasNet take hours per pair of capacity
-candidates (:mod:`accelsched.formulations.partition.capacity`), more than one run of a
-benchmark or one machine session may have. What a solved pair proves does not depend on the
+A co-exploration proof of a large graph can take hours per pair of capacity candidates
+(:mod:`accelsched.formulations.partition.capacity`), more than one run of a benchmark may
+have. What a solved pair proves does not depend on the
 run: its bound :math:`L(p) \le E^*(p)` on the least metric under the pair holds for the
 instance whatever the incumbent was (a settled pair's bound is
 :math:`\min(E^*(p), c(p)) \le E^*(p)`), and the best partition found stays valid. So a
@@ -67,13 +67,11 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
-import inspect
 import json
 import math
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +85,6 @@ from accelsched.formulations.partition.common import (
     keep_last_tree,
 )
 from accelsched.formulations.partition.rules import PairRule
-from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import (
     PartitionInstance,
     PartitionSolution,
@@ -106,8 +103,6 @@ __all__ = [
     "keep_final",
     "lower_ceiling",
     "open_ledger",
-    "takes_ledger",
-    "with_ledger",
 ]
 
 LEDGER_KIND = "accelsched partition pair ledger"
@@ -628,28 +623,3 @@ def keep_final(ledger: Ledger | None, solution: PartitionSolution | None) -> Non
     if value < ledger.objective:
         ledger.offer(solution, value)
         ledger.save()
-
-
-def takes_ledger(method: MethodSpec) -> bool:
-    """Whether a method's run takes a pair ledger (the exact models of co-exploration)."""
-    return "ledger" in inspect.signature(method.run).parameters
-
-
-def with_ledger(method: MethodSpec, path: str | Path, pairs: Collection[tuple[int, int]] | None = None) -> MethodSpec:
-    """``method`` running with the pair ledger at ``path`` (opened and checked when it runs), solving
-    only ``pairs`` (activation bytes, weight bytes) when given: its share of a divided proof
-    (:attr:`ProofSettings.pairs <accelsched.formulations.partition.branch.ProofSettings>`).
-
-    Raises
-    ------
-    InputError
-        ``method`` takes no ledger (a heuristic, the enumeration): the error names those that do.
-    """
-    if not takes_ledger(method):
-        from accelsched.registry import methods  # the registry imports the formulations
-
-        takers = [name for name, spec in methods(method.problem).items() if takes_ledger(spec)]
-        fix = f"use it with {', '.join(takers)}, or leave the ledger out" if takers else "leave the ledger out"
-        raise InputError(f"method {method.name!r} ({method.problem}) takes no pair ledger", f"pair ledger {path}", fix)
-    run: Callable[..., Any] = method.run  # solve_milp or solve_cpsat_partition (checked above)
-    return dataclasses.replace(method, run=partial(run, ledger=path, pairs=pairs))

@@ -1,85 +1,12 @@
-r"""MILP of the partition problem (Cocco) over enumerated columns, on the backend-neutral linear layer.
-
-Data
-----
-Layers :math:`i \in L` (topological positions, :math:`n = |L|`) and edges
-:math:`(u, v) \in E`; the columns of :mod:`accelsched.problems.partition_columns`
-in each mode that is not dominated, the *variants* :math:`j \in J`
-(:mod:`accelsched.formulations.partition.common`), with metric :math:`c_j` and
-requirement :math:`(a_j, b_j)`, the indices of the smallest activation (or shared)
-candidate :math:`A_{a_j}` and weight candidate :math:`W_{b_j}` that hold them.
-
-Variables
----------
-:math:`x_j \in \{0, 1\}` variant :math:`j` is a subgraph; :math:`y_k \in \{0, 1\}`
-the activation (or shared) buffer is :math:`A_k`; :math:`z_m \in \{0, 1\}` the weight
-buffer is :math:`W_m` (separate buffers only); :math:`\pi_i \in [0, n - 1]` the
-order potential of layer :math:`i`; :math:`w_{ik}, v_{im} \in [0, 1]` layer
-:math:`i`'s subgraph needs activation level :math:`k` (weight level :math:`m`) or
-more.
-
-Model
------
-.. math::
-
-    \min\ & \textstyle\sum_k A_k y_k + \sum_m W_m z_m + \alpha \sum_j c_j x_j
-            \quad (\text{co-exploration; with fixed capacities } \textstyle\sum_j c_j x_j) \\
-    & \textstyle\sum_{j \ni i} x_j = 1 & \forall i \in L \quad & \text{(cover)} \\
-    & \textstyle\sum_k y_k = 1, \ \sum_m z_m = 1 & & \text{(one capacity per buffer)} \\
-    & w_{ik} = \textstyle\sum_{j \ni i,\, a_j \ge k} x_j \le \sum_{k' \ge k} y_{k'}, \
-      v_{im} = \sum_{j \ni i,\, b_j \ge m} x_j \le \sum_{m' \ge m} z_{m'} & \forall i, k, m \quad
-      & \text{(the capacities hold the modes)} \\
-    & \pi_v \ge \pi_u + 1 - s_{uv}, \ \pi_v \le \pi_u + (n - 1)(1 - s_{uv}) & \forall (u, v) \in E \quad
-      & \text{(order)}
-
-where :math:`s_{uv} = \sum_{j \ni u, v} x_j` (with a shared buffer, :math:`a_j`
-indexes the shared candidates holding activations and weights together, and there
-is no :math:`z`).
-
-The capacity rows use a *level* variable :math:`w_{ik} \in [0, 1]` per layer and
-activation level (:math:`v_{im}` per weight level), for the levels some variant of
-the layer needs (:meth:`VariantTable.levels
-<accelsched.formulations.partition.common.VariantTable.levels>`; a row at a level no
-variant needs is implied by the row at the next level one needs). The sum is
-written as a chain over those levels, :math:`w_{ik} = \sum_{j \ni i,\, a_j = k} x_j
-+ w_{ik^+}`, so each variant appears once per layer, as in the cover rows. At
-integer points the rows say what the rows :math:`x_j \le \sum_{k \ge a_j} y_k` of
-every variant say: the cover leaves one variant per layer, so :math:`w_{ik}` is 1
-exactly when the layer's subgraph needs level :math:`k` or more. Their linear
-relaxation is stronger: two half-chosen covers that each need a large buffer make
-the row of a layer in both ask for all of it, where the rows per variant ask for
-half (on small co-exploration instances this closes LP gaps of up to 30 % to none).
-
-The order rows are exact
-------------------------
-By the cover rows, :math:`s_{uv} \in \{0, 1\}` and is 1 exactly when :math:`u` and
-:math:`v` are in the same chosen subgraph. *Every valid partition is feasible:*
-number its subgraphs :math:`0, 1, \ldots` in execution order (at most :math:`n`) and
-set :math:`\pi_i` to the number of the subgraph of :math:`i`. An edge inside a
-subgraph has :math:`s_{uv} = 1` and :math:`\pi_u = \pi_v`, which both rows allow; an
-edge between subgraphs goes forward, :math:`s_{uv} = 0` and :math:`\pi_v \ge \pi_u + 1`,
-and the second row holds since :math:`\pi_v - \pi_u \le n - 1`. *Every feasible point
-is a valid partition:* the rows of an edge inside a chosen subgraph give
-:math:`\pi_u = \pi_v`; a column is weakly connected, so :math:`\pi` is constant on
-each chosen subgraph; an edge between two chosen subgraphs raises :math:`\pi` by at
-least 1, so the graph of the subgraphs has no cycle and ordering them by
-:math:`\pi` (ties have no edge between them) respects every edge. The cover,
-connectivity (columns are connected) and fit (capacity rows) rules hold by
-construction, so the feasible points are exactly the valid partitions of the columns
-with their capacities, and the objective is the evaluator's when every subgraph runs
-in the cheapest mode its capacities hold, which a minimum always picks.
-
-Decoding orders the chosen subgraphs topologically, ties by :math:`\pi`, and gives
-every subgraph the cheapest mode the chosen capacities hold (never worse than the
-solver's).
+r"""The MILP methods of the partition problem (Cocco): the MILP model over the column table.
 
 Running
 -------
 :func:`solve_milp` enumerates the columns in at most a quarter of the time limit
 and, when the enumeration stops at its budget, completes the column set by column
 generation (pricing rounds until three quarters of it, the listing of the columns
-below the gap until all but the last 5 %; see
-:func:`accelsched.formulations.partition.branch.prepare`: every column an optimal
+below the gap until all but the last ``final_share`` of it; see
+:func:`accelsched.formulations.partition.proof.prepare`: every column an optimal
 partition needs, or a proven bound when time runs out; in co-exploration, one
 fixed-capacity problem per pair of candidates instead:
 :mod:`accelsched.formulations.partition.capacity`); then it builds the model
@@ -91,136 +18,22 @@ column set is complete and the solver proved optimality.
 
 from __future__ import annotations
 
-import dataclasses
-import time
 from collections.abc import Collection
 from functools import partial
 from pathlib import Path
 
-from accelsched.formulations.partition.branch import DECOMPOSE_COLUMNS, ProofSettings, prepare
-from accelsched.formulations.partition.colgen import DEFAULT_ROUNDS
-from accelsched.formulations.partition.common import (
-    Assignment,
-    VariantTable,
-    infeasible_result,
-    partition_result,
-)
-from accelsched.formulations.partition.ledger import keep_final, ledger_lock, open_ledger
+from accelsched.formulations.partition.common import Prepared
+from accelsched.formulations.partition.driver import ModelAnswer, proof_settings, solve_over_table
+from accelsched.formulations.partition.milp_model import PartitionMilp
+from accelsched.formulations.partition.proof_params import DEFAULT_PROOF, ProofParams
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import DEFAULT_BUDGET
 from accelsched.problems.result import Result
-from accelsched.solvers import LinearModel, SolveOptions, Var, VarValues, quicksum, solve
+from accelsched.solvers import SolveOptions, solve
 
 __all__ = ["METHODS", "PartitionMilp", "solve_milp"]
-
-
-class PartitionMilp:
-    """The MILP over the variants of a :class:`VariantTable`.
-
-    Parameters
-    ----------
-    table
-        Columns, variants and coefficients of the instance.
-
-    Attributes
-    ----------
-    model
-        The :class:`LinearModel`.
-    x, y, z, pi
-        Variant, activation-capacity, weight-capacity (empty when shared) and potential variables.
-    """
-
-    def __init__(self, table: VariantTable) -> None:
-        self.table = table
-        instance = table.instance
-        self.n = instance.n_layers
-        self.model = LinearModel(f"partition-{instance.workload.name}")
-        m = self.model
-        self.x = [m.add_binary(f"x{j}") for j in range(len(table.variants))]
-        self.y = [m.add_binary(f"y{k}") for k in range(len(table.act_bytes))]
-        self.z = [] if instance.shared else [m.add_binary(f"z{k}") for k in range(len(table.weight_bytes))]
-        self.pi = [m.add_var(f"pi{i}", 0.0, float(self.n - 1)) for i in range(self.n)]
-        self.need_act: dict[tuple[int, int], Var] = {}
-        self.need_weight: dict[tuple[int, int], Var] = {}
-        self.cover()
-        self.one_capacity()
-        self.capacity_holds()
-        self.order()
-        self.objective()
-
-    def cover(self) -> None:
-        """Every layer is in exactly one chosen variant."""
-        for i, variants in enumerate(self.table.covering):
-            self.model.add(quicksum(self.x[j] for j in variants) == 1, name=f"cover{i}")
-
-    def one_capacity(self) -> None:
-        """Exactly one candidate per buffer."""
-        self.model.add(quicksum(self.y) == 1, name="one_act")
-        if self.z:
-            self.model.add(quicksum(self.z) == 1, name="one_weight")
-
-    def capacity_holds(self) -> None:
-        """A layer's subgraph is chosen only under capacities that hold its mode: level chains and their rows."""
-        self.need_act = self._levels(self.table.levels(), self.y, "w")
-        if self.z:
-            self.need_weight = self._levels(self.table.levels(weights=True), self.z, "v")
-
-    def _levels(
-        self, levels: dict[int, list[tuple[int, list[int]]]], candidates: list[Var], name: str
-    ) -> dict[tuple[int, int], Var]:
-        """``w_ik = sum of x_j with a_j = k + w_ik+`` and ``w_ik <= sum of the candidates from k on``."""
-        need: dict[tuple[int, int], Var] = {}
-        for i, steps in levels.items():
-            above: Var | None = None
-            for level, variants in reversed(steps):
-                w = self.model.add_var(f"{name}{i}_{level}", 0.0, 1.0)
-                chain = quicksum(self.x[j] for j in variants) + (0.0 if above is None else above)
-                self.model.add(w == chain, name=f"{name}{i}_{level}_chain")
-                self.model.add(w <= quicksum(candidates[level:]), name=f"{name}{i}_{level}_fits")
-                need[i, level] = above = w
-        return need
-
-    def order(self) -> None:
-        """Potentials equal inside a chosen subgraph and increasing by at least 1 along edges between subgraphs."""
-        for u, v in self.table.edges:
-            together = self.table.together[u, v]
-            same = quicksum(self.x[j] for j in together)
-            self.model.add(self.pi[v] >= self.pi[u] + 1 - same, name=f"after{u}_{v}")
-            if together:
-                self.model.add(self.pi[v] <= self.pi[u] + (self.n - 1) * (1 - same), name=f"same{u}_{v}")
-
-    def objective(self) -> None:
-        """Capacity bytes plus alpha times the metric (co-exploration), or the metric (fixed capacities)."""
-        table = self.table
-        terms = [table.variant_coefficient(j) * x for j, x in enumerate(self.x)]
-        if table.capacity_weight:
-            terms += [table.act_coefficient(k) * y for k, y in enumerate(self.y)]
-            terms += [table.weight_coefficient(k) * z for k, z in enumerate(self.z)]
-        self.model.minimize(quicksum(terms))
-
-    def decode(self, values: VarValues) -> Assignment:
-        """The assignment of a solution: chosen variants in execution order, chosen capacities."""
-        chosen = [j for j, x in enumerate(self.x) if values[x] > 0.5]
-        priority = [min(values[self.pi[i]] for i in self.table.members(j)) for j in chosen]
-        act_index = max(range(len(self.y)), key=lambda k: values[self.y[k]])
-        weight_index = max(range(len(self.z)), key=lambda k: values[self.z[k]]) if self.z else 0
-        return self.table.settle(chosen, priority, act_index, weight_index)
-
-    def start(self, assignment: Assignment) -> dict[Var | str, float]:
-        """A complete MIP start: the assignment's variants, capacities, positions and levels."""
-        values: dict[Var | str, float] = {x: 0.0 for x in self.x}
-        for position, j in enumerate(assignment.variants):
-            values[self.x[j]] = 1.0
-            for i in self.table.members(j):
-                values[self.pi[i]] = float(position)
-        values.update({y: float(k == assignment.act_index) for k, y in enumerate(self.y)})
-        values.update({z: float(k == assignment.weight_index) for k, z in enumerate(self.z)})
-        values.update({self.need_act[key]: float(v) for key, v in self.table.needs(assignment).items()})
-        if self.z:
-            needs = self.table.needs(assignment, weights=True)
-            values.update({self.need_weight[key]: float(v) for key, v in needs.items()})
-        return values
+# PartitionMilp lives in milp_model (the capacity decomposition's pairs solve it too)
 
 
 def solve_milp(
@@ -231,72 +44,51 @@ def solve_milp(
     backend: str = "highs",
     method: str = "milp-highs",
     budget: int = DEFAULT_BUDGET,
-    rounds: int = DEFAULT_ROUNDS,
+    rounds: int | None = None,
     ledger: str | Path | None = None,
     pairs: Collection[tuple[int, int]] | None = None,
+    params: ProofParams = DEFAULT_PROOF,
 ) -> Result[PartitionSolution]:
     """Enumerate the columns, build :class:`PartitionMilp` and solve it with one linear backend.
 
     Parameters
     ----------
-    instance
-        The partition instance.
-    options
-        Limits; the time limit covers the column enumeration (at most a quarter of it), column
-        generation (pricing rounds up to three quarters, the listing below the gap up to all
-        but :data:`~accelsched.formulations.partition.branch.FINAL_SHARE`) and the solve.
-    warm_start
-        A solution to start from (checked first; a rejected one is ignored and said so).
+    instance, options, warm_start, ledger
+        As :func:`~accelsched.formulations.partition.driver.solve_over_table` takes them; the warm
+        start (or column generation's better partition) becomes a complete MIP start.
     backend
-        A linear backend of :func:`accelsched.solvers.solve` (in co-exploration it also solves
-        the capacity decomposition's pairs).
+        A linear backend of :func:`accelsched.solvers.solve` (in co-exploration it also solves the
+        capacity decomposition's pairs).
     method
         Name reported in the Result.
-    budget
-        Column budget of :func:`enumerate_columns`; beyond it, column generation
-        (:mod:`accelsched.formulations.partition.colgen`) completes the column set.
-    rounds
-        Largest number of column-generation rounds.
-    ledger
-        With co-exploration, a pair ledger file (:mod:`~accelsched.formulations.partition.ledger`):
-        the capacity decomposition starts from what it holds and writes each solved pair to it.
-    pairs
-        With co-exploration, the pairs of candidates (activation bytes, weight bytes; 0 with a shared
-        buffer) the capacity decomposition may solve, a share of a proof divided between runs
-        (:attr:`ProofSettings.pairs <accelsched.formulations.partition.branch.ProofSettings>`); None:
-        every pair.
+    budget, rounds, pairs, params
+        The proof's settings (:func:`~accelsched.formulations.partition.driver.proof_settings`); a
+        complete co-exploration table of more than ``params.decompose_columns`` is solved pair by
+        pair too.
 
     Returns
     -------
     Result
         OPTIMAL only with a complete column set and a proof from the solver.
     """
-    start = time.perf_counter()
-    infeasible = infeasible_result(instance, method, backend)
-    if infeasible is not None:
-        return dataclasses.replace(infeasible, runtime_s=time.perf_counter() - start)
-    settings = ProofSettings(budget, rounds, DECOMPOSE_COLUMNS, backend, None if pairs is None else frozenset(pairs))
-    with ledger_lock(ledger):  # held from the read to the last write
-        book = open_ledger(ledger, instance)
-        run = prepare(instance, options, warm_start, start, settings, ledger=book)
+    settings = proof_settings(budget, rounds, pairs, params, backend)
+
+    def solve_model(run: Prepared, options: SolveOptions) -> ModelAnswer:
         milp = PartitionMilp(run.table)
         answer = solve(milp.model, backend, run.solver_options(options), milp.start(run.warm) if run.warm else None)
-        result = partition_result(
-            run.table,
-            method=method,
-            backend=backend,
-            status=answer.status,
-            found=None if answer.values is None else milp.decode(answer.values),
-            bound=answer.bound,
-            warm=run.warm,
-            runtime_s=time.perf_counter() - start,
-            seed=options.seed,
-            stats=answer.stats,
-            notes=run.notes,
-            start_label=run.start_label,
-        )
-        keep_final(book, result.solution)
-    return result
+        found = None if answer.values is None else milp.decode(answer.values)
+        return ModelAnswer(answer.status, found, answer.bound, answer.stats)
+
+    return solve_over_table(
+        instance,
+        options,
+        warm_start,
+        method=method,
+        backend=backend,
+        settings=settings,
+        ledger=ledger,
+        solve_model=solve_model,
+    )
 
 
 METHODS: tuple[MethodSpec, ...] = tuple(

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accelsched.heuristics.partition.run import SearchOutcome, deadline_passed, run_search
+from accelsched.heuristics.partition.run import Search, SearchOutcome, deadline_passed, run_search, search_method
 from accelsched.heuristics.partition.space import Block, Genome, PartitionSpace
 from accelsched.problems.base import MethodSpec
-from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
+from accelsched.problems.partition import PartitionInstance, PartitionSolution
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions
 
@@ -147,50 +147,38 @@ def segment_dp(space: PartitionSpace, params: DPParams, options: SolveOptions, s
     return space.normalize(groups, act, weight), priced
 
 
-def solve_dp(
-    instance: PartitionInstance,
-    options: SolveOptions | None = None,
-    warm_start: PartitionSolution | None = None,
-    params: DPParams | None = None,
-) -> Result[PartitionSolution]:
-    """The segment DP on ``instance``.
-
-    Parameters
-    ----------
-    instance
-        The partition instance.
-    options
-        ``time_limit_s``: once passed, the remaining segments are single layers.
-    warm_start
-        Returned instead when it is better than the DP result.
-    params
-        Segment length limit (default :class:`DPParams`).
-
-    Returns
-    -------
-    Result
-        FEASIBLE with the best segmentation, or INFEASIBLE when a layer fits no buffer.
-    """
-    chosen = params or DPParams()
+def segmentation(params: DPParams) -> Search:
+    """The segment DP with ``params`` (the segment length limit): once ``options.time_limit_s`` has
+    passed, the remaining segments are single layers; a better warm start is returned instead."""
 
     def search(space: PartitionSpace, opts: SolveOptions, warm: Genome | None, begin: float) -> SearchOutcome:
-        genome, priced = segment_dp(space, chosen, opts, begin)
+        genome, priced = segment_dp(space, params, opts, begin)
         trace = [(time.perf_counter() - begin, space.fitness(genome))]
         if warm is not None and space.fitness(warm) < trace[0][1]:
             genome = warm
             trace.append((time.perf_counter() - begin, space.fitness(warm)))
         return SearchOutcome(genome, priced, tuple(trace), f"{priced} segments priced")
 
-    return run_search("dp", search, instance, options, warm_start)
+    return search
+
+
+def solve_dp(
+    instance: PartitionInstance,
+    options: SolveOptions | None = None,
+    warm_start: PartitionSolution | None = None,
+    params: DPParams | None = None,
+) -> Result[PartitionSolution]:
+    """The segment DP on ``instance`` (:func:`segmentation` with ``params``, default :class:`DPParams`;
+    the arguments and the result as :func:`~.run.run_search`'s)."""
+    return run_search("dp", segmentation(params or DPParams()), instance, options, warm_start)
 
 
 METHODS: tuple[MethodSpec, ...] = (
-    MethodSpec(
+    search_method(
         "dp",
-        PROBLEM.name,
         "baseline",
-        lambda instance, options, warm_start: solve_dp(instance, options, warm_start),
         "Irregular-NN style DP over contiguous segments of the depth order (every capacity at once)",
+        segmentation(DPParams()),
     ),
 )
 """The DP baseline."""

@@ -19,10 +19,10 @@ import numpy as np
 
 from accelsched.heuristics.genetic import GAOperators, GAParams, evolve
 from accelsched.heuristics.partition.moves import MoveParams, crossover, mutate, random_genome
-from accelsched.heuristics.partition.run import SearchOutcome, run_search, time_limit
+from accelsched.heuristics.partition.run import Search, SearchOutcome, run_search, search_method, time_limit
 from accelsched.heuristics.partition.space import Genome, PartitionSpace
 from accelsched.problems.base import MethodSpec
-from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
+from accelsched.problems.partition import PartitionInstance, PartitionSolution
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions
 
@@ -64,53 +64,36 @@ def _operators(space: PartitionSpace, moves: MoveParams) -> GAOperators[Genome]:
     )
 
 
+def evolution(params: PartitionGAParams) -> Search:
+    """The Cocco GA with ``params``: ``options.seed`` seeds the generator, ``options.time_limit_s`` stops
+    it after the generation that passes it; a warm start joins the initial population."""
+
+    def search(space: PartitionSpace, opts: SolveOptions, warm: Genome | None, start: float) -> SearchOutcome:
+        rng = np.random.default_rng(opts.seed)
+        stop = time_limit(opts, start)
+        seeds = () if warm is None else (warm,)
+        outcome = evolve(_operators(space, params.moves), params.ga, rng, stop=stop, seeds=seeds, start_time=start)
+        note = f"{outcome.generations} generations x {params.ga.population_size}, {outcome.evaluations} evaluations"
+        return SearchOutcome(outcome.best, outcome.generations, outcome.trace, note)
+
+    return search
+
+
 def solve_ga(
     instance: PartitionInstance,
     options: SolveOptions | None = None,
     warm_start: PartitionSolution | None = None,
     params: PartitionGAParams | None = None,
 ) -> Result[PartitionSolution]:
-    """Run the Cocco GA on ``instance``.
-
-    Parameters
-    ----------
-    instance
-        The partition instance.
-    options
-        ``seed`` seeds the generator; ``time_limit_s`` stops the GA after the
-        generation that passes it.
-    warm_start
-        A solution placed in the initial population.
-    params
-        GA and operator parameters (default :class:`PartitionGAParams`).
-
-    Returns
-    -------
-    Result
-        FEASIBLE with the best genome's solution, or INFEASIBLE when a layer fits no buffer.
-    """
-    chosen = params or PartitionGAParams()
-
-    def search(space: PartitionSpace, opts: SolveOptions, warm: Genome | None, start: float) -> SearchOutcome:
-        rng = np.random.default_rng(opts.seed)
-        stop = time_limit(opts, start)
-        seeds = () if warm is None else (warm,)
-        outcome = evolve(_operators(space, chosen.moves), chosen.ga, rng, stop=stop, seeds=seeds, start_time=start)
-        note = f"{outcome.generations} generations x {chosen.ga.population_size}, {outcome.evaluations} evaluations"
-        return SearchOutcome(outcome.best, outcome.generations, outcome.trace, note)
-
-    return run_search("ga", search, instance, options, warm_start)
+    """Run the Cocco GA on ``instance`` (:func:`evolution` with ``params``, default
+    :class:`PartitionGAParams`; the arguments and the result as :func:`~.run.run_search`'s)."""
+    return run_search("ga", evolution(params or PartitionGAParams()), instance, options, warm_start)
 
 
 def ga_method(params: PartitionGAParams, name: str = "ga") -> MethodSpec:
     """A method spec running the GA with ``params`` (for other sizes than Cocco's)."""
-    return MethodSpec(
-        name,
-        PROBLEM.name,
-        "heuristic",
-        lambda instance, options, warm_start: solve_ga(instance, options, warm_start, params),
-        f"Cocco GA: {params.ga.generations} generations x {params.ga.population_size} genomes",
-    )
+    description = f"Cocco GA: {params.ga.generations} generations x {params.ga.population_size} genomes"
+    return search_method(name, "heuristic", description, evolution(params))
 
 
 METHODS: tuple[MethodSpec, ...] = (ga_method(PartitionGAParams()),)

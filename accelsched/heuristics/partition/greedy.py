@@ -23,10 +23,10 @@ import itertools
 import math
 import time
 
-from accelsched.heuristics.partition.run import SearchOutcome, deadline_passed, run_search
+from accelsched.heuristics.partition.run import SearchOutcome, deadline_passed, run_search, search_method
 from accelsched.heuristics.partition.space import Block, Genome, PartitionSpace
 from accelsched.problems.base import MethodSpec
-from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
+from accelsched.problems.partition import PartitionInstance, PartitionSolution
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions
 
@@ -162,32 +162,18 @@ def _search(space: PartitionSpace, options: SolveOptions, warm: Genome | None, s
 def solve_greedy(
     instance: PartitionInstance, options: SolveOptions | None = None, warm_start: PartitionSolution | None = None
 ) -> Result[PartitionSolution]:
-    """Greedy pairwise fusion on ``instance``.
-
-    Parameters
-    ----------
-    instance
-        The partition instance.
-    options
-        ``time_limit_s`` stops the fusion (and the capacity sweep) early.
-    warm_start
-        Returned instead when it is better than the greedy result.
-
-    Returns
-    -------
-    Result
-        FEASIBLE with the best partition found, or INFEASIBLE when a layer fits no buffer.
-    """
+    """Greedy pairwise fusion on ``instance``: ``options.time_limit_s`` stops the fusion (and the capacity
+    sweep) early; a better warm start is returned instead (the arguments and the result as
+    :func:`~.run.run_search`'s)."""
     return run_search("greedy", _search, instance, options, warm_start)
 
 
 METHODS: tuple[MethodSpec, ...] = (
-    MethodSpec(
+    search_method(
         "greedy",
-        PROBLEM.name,
         "baseline",
-        solve_greedy,
         "Halide-style greedy pairwise fusion by largest benefit (every capacity candidate in co-exploration)",
+        _search,
     ),
 )
 """The greedy baseline."""

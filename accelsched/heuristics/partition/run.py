@@ -7,14 +7,24 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from accelsched.heuristics.partition.space import Genome, PartitionSpace
 from accelsched.heuristics.stopping import AnyOf, MaxRuntime, StoppingCriterion
+from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, SolveStats, Status
 
-__all__ = ["Search", "SearchOutcome", "deadline_passed", "run_search", "time_limit", "with_time_limit"]
+__all__ = [
+    "Search",
+    "SearchOutcome",
+    "deadline_passed",
+    "run_search",
+    "search_method",
+    "time_limit",
+    "with_time_limit",
+]
 
 
 @dataclass(frozen=True)
@@ -68,9 +78,26 @@ def run_search(
 ) -> Result[PartitionSolution]:
     """Run ``search`` on ``instance`` and package its best genome as a FEASIBLE result.
 
-    An infeasible instance gives INFEASIBLE with the reason in ``stats.native_status``.
-    The objective is the problem's objective of the best genome, from the cached
-    subgraph costs of the shared cost model.
+    Parameters
+    ----------
+    method
+        The method's name in the result.
+    search
+        The method's search over the instance's genomes.
+    instance
+        The partition instance.
+    options
+        Seed and time limit (the search says what each does for it); None: the defaults.
+    warm_start
+        A solution the search starts from or keeps (converted to a genome), or None.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the best genome's solution, or INFEASIBLE when a layer fits no buffer (the
+        reason in ``stats.native_status``). The objective is the problem's objective of the best
+        genome, from the cached subgraph costs of the shared cost model; ``runtime_s`` is the
+        registry's to measure (:func:`accelsched.registry.run_method`).
     """
     options = options or SolveOptions()
     start = time.perf_counter()
@@ -80,7 +107,6 @@ def run_search(
             Status.INFEASIBLE,
             PROBLEM.name,
             method,
-            runtime_s=time.perf_counter() - start,
             seed=options.seed,
             stats=SolveStats(iterations=0, native_status=reason),
         )
@@ -96,7 +122,11 @@ def run_search(
         method,
         solution=space.to_solution(outcome.best),
         objective=value,
-        runtime_s=time.perf_counter() - start,
         seed=options.seed,
         stats=SolveStats(iterations=outcome.iterations, trace=outcome.trace, native_status=outcome.native_status),
     )
+
+
+def search_method(name: str, kind: str, description: str, search: Search) -> MethodSpec:
+    """The method spec ``name`` of the partition problem whose run is ``search`` through :func:`run_search`."""
+    return MethodSpec(name, PROBLEM.name, kind, partial(run_search, name, search), description)

@@ -18,11 +18,11 @@ import numpy as np
 
 from accelsched.heuristics.anneal import HyperbolicSchedule, anneal
 from accelsched.heuristics.partition.moves import MoveParams, mutate, random_genome
-from accelsched.heuristics.partition.run import SearchOutcome, run_search, with_time_limit
+from accelsched.heuristics.partition.run import Search, SearchOutcome, run_search, search_method, with_time_limit
 from accelsched.heuristics.partition.space import Genome, PartitionSpace
 from accelsched.heuristics.stopping import MaxIterations
 from accelsched.problems.base import MethodSpec
-from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
+from accelsched.problems.partition import PartitionInstance, PartitionSolution
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions
 
@@ -63,59 +63,44 @@ class PartitionSAParams:
             raise ValueError(f"PartitionSAParams: field moves must be a MoveParams, got {type(self.moves).__name__}")
 
 
-def solve_sa(
-    instance: PartitionInstance,
-    options: SolveOptions | None = None,
-    warm_start: PartitionSolution | None = None,
-    params: PartitionSAParams | None = None,
-) -> Result[PartitionSolution]:
-    """Anneal a partition genome on ``instance``.
-
-    Parameters
-    ----------
-    instance
-        The partition instance.
-    options
-        ``seed`` seeds the generator; ``time_limit_s`` stops the annealing early.
-    warm_start
-        The start state (the best state is never worse than it).
-    params
-        Budget, schedule and operators (default :class:`PartitionSAParams`).
-
-    Returns
-    -------
-    Result
-        FEASIBLE with the best state's solution, or INFEASIBLE when a layer fits no buffer.
-    """
-    chosen = params or PartitionSAParams()
+def annealing(params: PartitionSAParams) -> Search:
+    """The annealing of a partition genome with ``params`` (budget, schedule and operators): ``options.seed``
+    seeds the generator, ``options.time_limit_s`` stops it early; the start is the warm start when
+    given (the best state is never worse than it), else a random genome."""
 
     def search(space: PartitionSpace, opts: SolveOptions, warm: Genome | None, start: float) -> SearchOutcome:
         rng = np.random.default_rng(opts.seed)
-        initial = warm if warm is not None else random_genome(space, chosen.moves, rng)
+        initial = warm if warm is not None else random_genome(space, params.moves, rng)
         outcome = anneal(
             initial,
             space.fitness,
-            lambda genome, generator: mutate(space, genome, chosen.moves, generator),
-            HyperbolicSchedule(chosen.t0, chosen.alpha, chosen.iterations),
-            with_time_limit(opts, MaxIterations(chosen.iterations), start),
+            lambda genome, generator: mutate(space, genome, params.moves, generator),
+            HyperbolicSchedule(params.t0, params.alpha, params.iterations),
+            with_time_limit(opts, MaxIterations(params.iterations), start),
             rng,
             start_time=start,
         )
         note = f"{outcome.iterations} moves, {outcome.accepted} accepted"
         return SearchOutcome(outcome.best, outcome.iterations, outcome.trace, note)
 
-    return run_search("sa", search, instance, options, warm_start)
+    return search
+
+
+def solve_sa(
+    instance: PartitionInstance,
+    options: SolveOptions | None = None,
+    warm_start: PartitionSolution | None = None,
+    params: PartitionSAParams | None = None,
+) -> Result[PartitionSolution]:
+    """Anneal a partition genome on ``instance`` (:func:`annealing` with ``params``, default
+    :class:`PartitionSAParams`; the arguments and the result as :func:`~.run.run_search`'s)."""
+    return run_search("sa", annealing(params or PartitionSAParams()), instance, options, warm_start)
 
 
 def sa_method(params: PartitionSAParams, name: str = "sa") -> MethodSpec:
     """A method spec running the SA with ``params``."""
-    return MethodSpec(
-        name,
-        PROBLEM.name,
-        "heuristic",
-        lambda instance, options, warm_start: solve_sa(instance, options, warm_start, params),
-        f"simulated annealing with Cocco's moves, {params.iterations} moves",
-    )
+    description = f"simulated annealing with Cocco's moves, {params.iterations} moves"
+    return search_method(name, "heuristic", description, annealing(params))
 
 
 METHODS: tuple[MethodSpec, ...] = (sa_method(PartitionSAParams()),)

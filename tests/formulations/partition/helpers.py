@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import random
+from functools import partial
 from typing import Any
 
 from accelsched.formulations.partition import cpsat as partition_cpsat
 from accelsched.formulations.partition import enumeration as partition_enumerate
 from accelsched.formulations.partition import milp as partition_milp
+from accelsched.formulations.partition.colgen_params import ColumnGenerationParams
+from accelsched.formulations.partition.cpsat import solve_cpsat_partition
+from accelsched.formulations.partition.milp import solve_milp
+from accelsched.formulations.partition.pricing import TrafficTerms
+from accelsched.formulations.partition.proof_params import ProofParams
 from accelsched.hardware import load_accelerator
 from accelsched.models.builder import NetBuilder
 from accelsched.models.layer import Layer, OpKind
@@ -124,3 +130,35 @@ def run(
 def same(a: float | None, b: float) -> bool:
     """Equal within the registry's tolerance (1e-6 relative)."""
     return a is not None and abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+
+BUDGET = 3
+"""Column budget of the column-generation tests: every instance has more columns, so the enumeration
+stops early."""
+
+FORCED = ColumnGenerationParams(close_gap=-float("inf"), listing_limit=0)
+"""Column generation forced to branch: no listing before the master is optimal, and the one after gives
+up before its first solve (its integer program still runs)."""
+
+
+def generated(
+    method: str, instance: PartitionInstance, params: ProofParams | None = None, **options: Any
+) -> Result[PartitionSolution]:
+    """Run an exact model through the registry's checked entry point with the small column budget and
+    the proof's parameters ``params`` (the methods' default when None)."""
+    rounds = options.pop("rounds", None)
+    warm = options.pop("warm_start", None)
+    chosen = ProofParams() if params is None else params
+    if method == "cpsat":
+        solver = partial(solve_cpsat_partition, budget=BUDGET, rounds=rounds, params=chosen)
+    else:
+        backend = {"milp-highs": "highs", "milp-cbc": "pulp-cbc", "milp-pyomo": "pyomo-highs"}[method]
+        solver = partial(solve_milp, backend=backend, method=method, budget=BUDGET, rounds=rounds, params=chosen)
+    spec = MethodSpec(method, PROBLEM.name, "exact", solver)
+    return run_method(PROBLEM, instance, spec, SolveOptions(**options), warm)
+
+
+def favouring(instance: PartitionInstance, members: tuple[int, ...]) -> list[float]:
+    """Duals under which ``members`` is the set of least reduced cost, if the pricing model admits it."""
+    weight = 10.0 * sum(abs(b) for b in TrafficTerms.of(instance).base) + 1e6
+    return [weight if i in members else -weight for i in range(instance.n_layers)]

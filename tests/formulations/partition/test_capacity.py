@@ -4,8 +4,8 @@ either the optimum or that nothing lies below it) hold on the cost model.
 
 Most instances here run with a column budget far below their column count, so the enumeration of the
 co-exploration instance stops early and the decomposition has to prove what the models claim. The
-others lower :data:`DECOMPOSE_COLUMNS` so that a complete enumeration is decomposed too, each pair's
-table filtered from it."""
+others lower ``decompose_columns`` (:class:`~accelsched.formulations.partition.proof_params.ProofParams`)
+so that a complete enumeration is decomposed too, each pair's table filtered from it."""
 
 from __future__ import annotations
 
@@ -24,27 +24,22 @@ import pytest
 
 from accelsched.errors import InputError
 from accelsched.formulations.partition import capacity as partition_capacity
-from accelsched.formulations.partition import milp as partition_milp
+from accelsched.formulations.partition import pair_solver as partition_pair_solver
 from accelsched.formulations.partition.bound import forced_traffic_bound
-from accelsched.formulations.partition.branch import FINAL_SHARE, ProofSettings, prepare
-from accelsched.formulations.partition.capacity import (
-    CapacityDecomposition,
-    CapacityPoint,
-    PairSolver,
-    PairTask,
-    capacity_points,
-    check_share,
-    decompose,
-    master_value,
-)
+from accelsched.formulations.partition.capacity import CapacityDecomposition, decompose
+from accelsched.formulations.partition.capacity_points import CapacityPoint, capacity_points, check_share
 from accelsched.formulations.partition.colgen import ColumnGeneration
 from accelsched.formulations.partition.common import VariantTable
-from accelsched.formulations.partition.milp import PartitionMilp
-from accelsched.problems.partition import Metric, PartitionInstance
+from accelsched.formulations.partition.driver import with_proof_params
+from accelsched.formulations.partition.milp_model import PartitionMilp
+from accelsched.formulations.partition.pair_solver import PairSolver, PairTask, master_value, start_worker
+from accelsched.formulations.partition.proof import prepare
+from accelsched.formulations.partition.proof_params import ProofParams, ProofSettings
+from accelsched.problems.partition import PROBLEM, Metric, PartitionInstance
 from accelsched.problems.partition_columns import ColumnSet, enumerate_columns
+from accelsched.registry import run_method
 from accelsched.solvers import SolveOptions, Status, solve
-from tests.formulations.partition.helpers import run, same, singletons
-from tests.formulations.partition.test_colgen import BUDGET, generated
+from tests.formulations.partition.helpers import BUDGET, EXACT, generated, run, same, singletons
 from tests.problems.partition_oracle import brute_force, small_instance
 
 CO_CONFIGS: list[dict[str, Any]] = [
@@ -173,15 +168,10 @@ def test_a_pair_started_from_the_inner_point_of_a_pair_containing_it_stays_exact
         assert same(prepared.table.objective(milp.decode(answer.values)), best), (seed, pair)
 
 
-def test_a_bound_past_the_cutoff_ends_the_work_without_a_listing(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bound_past_the_cutoff_ends_the_work_without_a_listing() -> None:
     """A pair's column generation stops at the round whose bound passes its cutoff (nothing lies
     below it: complete), before a listing or convergence; a cutoff the forced traffic already passes
     needs no round."""
-
-    def no_listing(*_: Any, **__: Any) -> Any:
-        raise AssertionError("listed below a gap although the bound had passed the cutoff")
-
-    monkeypatch.setattr(ColumnGeneration, "_close", no_listing)
     passed = 0
     for seed in range(12):
         single = fixed(instance_of(seed), instance_of(seed).capacity_pairs()[-1])
@@ -193,12 +183,14 @@ def test_a_bound_past_the_cutoff_ends_the_work_without_a_listing(monkeypatch: py
         below = ColumnGeneration(table, None, cutoff=start * 0.999)
         outcome = below.run(None)
         assert outcome.complete and outcome.rounds == 0 and below.settled(), seed
+        assert below.stats.listings == 0, "listed below a gap although the bound had passed the cutoff"
         cutoff = start + 0.5 * (best - start)  # above the forced traffic, below the LP bound here
         if cutoff <= start * (1 + 1e-6):
             continue
         generation = ColumnGeneration(VariantTable(single, enumerate_columns(single, BUDGET)), None, cutoff=cutoff)
         outcome = generation.run(None)
         assert outcome.complete and outcome.rounds > 0 and generation.settled(), seed
+        assert generation.stats.listings == 0, "listed below a gap although the bound had passed the cutoff"
         assert outcome.bound is not None and outcome.bound > generation.prune_level()
         passed += 1
     assert passed >= 6, passed
@@ -372,19 +364,16 @@ def test_a_good_incumbent_prunes_pairs_by_their_bounds() -> None:
     assert solved < pairs / 2, (solved, pairs)
 
 
-def test_the_pairs_leave_the_final_share_of_the_limit_to_the_models(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[float | None] = []
-    run_pairs = CapacityDecomposition.run
-
-    def spy(self: CapacityDecomposition, deadline: float | None) -> Any:
-        seen.append(deadline)
-        return run_pairs(self, deadline)
-
-    monkeypatch.setattr(CapacityDecomposition, "run", spy)
+def test_the_pairs_leave_the_final_share_of_the_limit_to_the_models() -> None:
+    """The pairs (as the fixed-capacity proof) run until :meth:`ProofParams.proof_deadline`, all but the
+    final share of the limit; the models' deadline is the whole limit."""
     start = time.perf_counter()
+    params = ProofParams()
+    assert params.proof_deadline(start, 400.0) == start + (1 - params.final_share) * 400.0
+    assert ProofParams(final_share=0.25).proof_deadline(start, 400.0) == start + 300.0
+    assert params.proof_deadline(start, None) is None
     prepared = prepare(instance_of(0), SolveOptions(time_limit_s=400.0), None, start, ProofSettings(BUDGET))
-    assert prepared.table.complete
-    assert seen == [start + (1 - FINAL_SHARE) * 400.0]
+    assert prepared.table.complete and prepared.deadline == start + 400.0
 
 
 def test_the_cutoff_caps_the_incumbents_objective() -> None:
@@ -398,59 +387,57 @@ def test_the_cutoff_caps_the_incumbents_objective() -> None:
     assert capped.upper == value / 2 and capped.prune_level() <= value / 2
 
 
-@pytest.fixture
-def decompose_every_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The MILP methods decompose every co-exploration table, however few its columns."""
-    monkeypatch.setattr(partition_milp, "DECOMPOSE_COLUMNS", 0)
+def decomposed(name: str, instance: PartitionInstance) -> Any:
+    """Run an exact method through the registry, decomposing every co-exploration table, however few
+    its columns (``decompose_columns`` 0)."""
+    method = with_proof_params(EXACT[name], ProofParams(decompose_columns=0))
+    return run_method(PROBLEM, instance, method, SolveOptions())
 
 
-@pytest.mark.usefixtures("decompose_every_table")
 @pytest.mark.parametrize("seed", range(24))
 def test_a_complete_table_solved_pair_by_pair_reaches_the_enumeration_optimum(seed: int) -> None:
     instance = instance_of(seed)
     reference = run("enumerate", instance)
     assert reference.status is Status.OPTIMAL and reference.objective is not None
-    result = run("milp-highs", instance)  # the full column budget: the enumeration completes
+    result = decomposed("milp-highs", instance)  # the full column budget: the enumeration completes
     assert result.status is Status.OPTIMAL, result.stats.native_status
     assert same(result.objective, reference.objective), (result.objective, reference.objective)
     assert "solved pair by pair" in result.stats.native_status
 
 
-@pytest.mark.usefixtures("decompose_every_table")
 @pytest.mark.parametrize("seed", range(4))
 def test_a_complete_table_solved_pair_by_pair_agrees_with_brute_force(seed: int) -> None:
     instance = small_instance(5 + seed % 3, 200 + seed, **CO_CONFIGS[(seed + 1) % len(CO_CONFIGS)])
     best, _ = brute_force(instance)
-    result = run("milp-highs", instance)
+    result = decomposed("milp-highs", instance)
     assert result.status is Status.OPTIMAL and same(result.objective, best)
     assert "solved pair by pair" in result.stats.native_status
 
 
-@pytest.mark.usefixtures("decompose_every_table")
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize(("method", "backend"), [("milp-cbc", "pulp-cbc"), ("milp-pyomo", "pyomo-highs")])
 def test_the_pairs_are_solved_by_the_methods_own_backend(
     seed: int, method: str, backend: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[str] = []
-    solve_pair = partition_capacity.solve
+    solve_pair = partition_pair_solver.solve
 
     def spy(model: Any, backend: str = "highs", *args: Any) -> Any:
         seen.append(backend)
         return solve_pair(model, backend, *args)
 
-    monkeypatch.setattr(partition_capacity, "solve", spy)
+    monkeypatch.setattr(partition_pair_solver, "solve", spy)
     instance = instance_of(seed)
     reference = run("enumerate", instance)
     assert reference.objective is not None
-    result = run(method, instance)
+    result = decomposed(method, instance)
     assert result.status is Status.OPTIMAL and same(result.objective, reference.objective)
     assert seen and set(seen) == {backend}
 
 
-@pytest.mark.usefixtures("decompose_every_table")
 def test_cpsat_solves_a_complete_table_whole() -> None:
-    """CP-SAT proves the co-exploration model over a complete table itself (GoogLeNet: about 30 s)."""
+    """CP-SAT proves the co-exploration model over a complete table itself, by default (where the MILPs
+    decompose it above ``decompose_columns``)."""
     instance = instance_of(1)
     result = run("cpsat", instance)
     assert result.status is Status.OPTIMAL and "pair by pair" not in result.stats.native_status
@@ -570,13 +557,13 @@ def test_a_worker_logs_its_solves_to_the_shared_stderr_when_the_run_is_verbose(
     branch = logging.getLogger("accelsched.formulations.partition.branch")
     colgen = logging.getLogger("accelsched.formulations.partition.colgen")
     with ProcessPoolExecutor(
-        1, get_context("spawn"), partition_capacity._start_worker, (solver, os.getpid(), level)
+        1, get_context("spawn"), start_worker, (solver, os.getpid(), level)
     ) as pool:
         pool.submit(branch.info, "node 0 []: pruned").result()
         pool.submit(colgen.debug, "exact pricing, round 1").result()
     err = capfd.readouterr().err
-    nodes = [line for line in err.splitlines() if "partition_branch [pid " in line]
-    rounds = [line for line in err.splitlines() if "partition_colgen [pid " in line]
+    nodes = [line for line in err.splitlines() if "partition.branch [pid " in line]
+    rounds = [line for line in err.splitlines() if "partition.colgen [pid " in line]
     assert (nodes and nodes[0].endswith("]: node 0 []: pruned")) if level else not nodes, err
     assert bool(rounds) == (level == logging.DEBUG), err
 
@@ -594,7 +581,7 @@ def test_a_run_starts_its_workers_at_the_level_it_logs_its_pairs(
             started.append(kwargs["initargs"])
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(partition_capacity, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(partition_pair_solver, "ProcessPoolExecutor", Recording)
     caplog.set_level(level, logger="accelsched")
     instance = instance_of(1)
     columns = enumerate_columns(instance, BUDGET)

@@ -15,7 +15,8 @@ from accelsched.formulations.partition import milp as partition_milp
 from accelsched.formulations.partition.common import VariantTable, compulsory_bound
 from accelsched.formulations.partition.cpsat import PartitionCpSat, objective_scale, solve_cpsat_partition
 from accelsched.formulations.partition.enumeration import solve_enumerate
-from accelsched.formulations.partition.milp import PartitionMilp, solve_milp
+from accelsched.formulations.partition.milp import solve_milp
+from accelsched.formulations.partition.milp_model import PartitionMilp
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, Metric, PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import enumerate_columns

@@ -18,19 +18,14 @@ from typing import Any
 import pytest
 
 from accelsched.errors import InputError
-from accelsched.formulations.partition import branch as partition_branch
-from accelsched.formulations.partition.branch import ProofSettings, master_columns
-from accelsched.formulations.partition.capacity import (
-    CapacityDecomposition,
-    PairOutcome,
-    PairSolver,
-    PairTask,
-    master_value,
-)
+from accelsched.formulations.partition.capacity import CapacityDecomposition
 from accelsched.formulations.partition.common import InnerPoint, OpenNode, TreeState, VariantTable
 from accelsched.formulations.partition.cpsat import solve_cpsat_partition
+from accelsched.formulations.partition.fixed_capacity import master_columns
 from accelsched.formulations.partition.ledger import LEDGER_KIND, Ledger, instance_digest, keep_final, open_ledger
 from accelsched.formulations.partition.milp import solve_milp
+from accelsched.formulations.partition.pair_solver import PairOutcome, master_value
+from accelsched.formulations.partition.proof_params import BranchParams, ProofParams, ProofSettings
 from accelsched.formulations.partition.rules import PairRule
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
@@ -38,9 +33,8 @@ from accelsched.problems.partition_columns import enumerate_columns, mask_of
 from accelsched.problems.result import Result
 from accelsched.registry import run_method
 from accelsched.solvers import SolveOptions, Status
-from tests.formulations.partition.helpers import run, same, singletons
+from tests.formulations.partition.helpers import BUDGET, run, same, singletons
 from tests.formulations.partition.test_capacity import instance_of
-from tests.formulations.partition.test_colgen import BUDGET
 from tests.test_filelock import held_elsewhere
 
 
@@ -184,22 +178,7 @@ def test_a_ledger_needs_a_co_exploration_instance(tmp_path: Path) -> None:
     assert open_ledger(None, fixed) is None
 
 
-def spied_tasks(monkeypatch: pytest.MonkeyPatch) -> list[PairTask]:
-    """The tasks every pair solve gets from now on, in order."""
-    tasks: list[PairTask] = []
-    solve = PairSolver.solve
-
-    def spy(self: PairSolver, task: PairTask) -> PairOutcome:
-        tasks.append(task)
-        return solve(self, task)
-
-    monkeypatch.setattr(PairSolver, "solve", spy)
-    return tasks
-
-
-def test_a_pair_left_open_is_solved_again_from_the_subgraphs_it_generated(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_pair_left_open_is_solved_again_from_the_subgraphs_it_generated(tmp_path: Path) -> None:
     """Stopped by its round limit, a pair's generated subgraphs go into the ledger; solved again, it starts
     from them (its task's seeds), and the resumed run still reaches the enumeration optimum."""
     instance = instance_of(7)
@@ -211,9 +190,10 @@ def test_a_pair_left_open_is_solved_again_from_the_subgraphs_it_generated(
     kept = {key: columns for key, columns in written.columns.items() if columns}
     assert kept, "the stopped pair keeps its generated subgraphs"
     assert all(len(members) > 1 for columns in kept.values() for members in columns)
-    tasks = spied_tasks(monkeypatch)
-    outcome = decomposition(instance, written).run(None)
+    again = decomposition(instance, written)
+    outcome = again.run(None)
     assert reference is not None and outcome.complete and same(outcome.bound, reference)
+    tasks = again.handed
     for task in tasks:
         recorded = set(kept.get((task.act_bytes, task.weight_bytes), ()))
         assert recorded <= set(task.seeds)
@@ -222,31 +202,31 @@ def test_a_pair_left_open_is_solved_again_from_the_subgraphs_it_generated(
     assert not any(settled.columns.values()), "settled pairs keep no subgraphs"
 
 
-def test_a_pair_keeps_the_listed_subgraphs_its_master_did_not_start_from(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """When the listing holds more columns than the master starts from (:data:`MASTER_COLUMNS`), a
+def test_a_pair_keeps_the_listed_subgraphs_its_master_did_not_start_from(tmp_path: Path) -> None:
+    """When the listing holds more columns than the master starts from (``master_columns``, here 8), a
     pair's column generation also finds listed columns the master lacked: the ledger keeps them for
     the pair's next solve, which would otherwise generate them again, and keeps none the master
     starts from; resumed from it, the run reaches the enumeration optimum."""
-    monkeypatch.setattr(partition_branch, "MASTER_COLUMNS", 8)
+    params = ProofParams(branch=BranchParams(master_columns=8))
     instance = instance_of(7)
     reference = run("enumerate", instance).objective
     columns = enumerate_columns(instance, 20)
     path = tmp_path / "ledger.json"
-    first = CapacityDecomposition(instance, None, SolveOptions(), columns, ProofSettings(20, 2), Ledger(path, instance))
+    settings = ProofSettings(20, 2, params=params)
+    first = CapacityDecomposition(instance, None, SolveOptions(), columns, settings, Ledger(path, instance))
     first.run(None)
     written = Ledger(path, instance)
     beyond = 0
     for (act, weight), kept in written.columns.items():
         listed = first.pair_columns(first.solver.fixed(act, weight))
-        start = {mask_of(column.members) for column in master_columns(listed).columns}
+        start = {mask_of(column.members) for column in master_columns(listed, 8).columns}
         every = {mask_of(column.members) for column in listed.columns}
         assert len(start) < len(every)
         assert not any(mask_of(members) in start for members in kept)
         beyond += sum(mask_of(members) in every for members in kept)
     assert beyond, "the ledger keeps the listed subgraphs the pair generated"
-    resumed = CapacityDecomposition(instance, None, SolveOptions(), columns, ProofSettings(20), written).run(None)
+    settings = ProofSettings(20, params=params)
+    resumed = CapacityDecomposition(instance, None, SolveOptions(), columns, settings, written).run(None)
     assert reference is not None and resumed.complete and same(resumed.bound, reference)
 
 
@@ -276,7 +256,7 @@ def test_a_pair_starts_from_the_ledger_subgraphs_of_the_pairs_within_it(tmp_path
     assert points._seeds(low) == ((0, 1), (2, 3))
 
 
-def test_a_pair_left_open_is_solved_again_from_its_inner_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pair_left_open_is_solved_again_from_its_inner_point(tmp_path: Path) -> None:
     """A solved pair's root inner point goes into the ledger (read back as written); the next run
     starts each pair from the best inner point of the pair or of a pair containing it, and still
     reaches the enumeration optimum."""
@@ -289,11 +269,11 @@ def test_a_pair_left_open_is_solved_again_from_its_inner_point(tmp_path: Path, m
     again = Ledger(path, instance)
     again.save()
     assert Ledger(path, instance).inner == written.inner
-    tasks = spied_tasks(monkeypatch)
     recorded = dict(written.inner)  # the run adds its own
-    outcome = decomposition(instance, written).run(None)
+    resumed = decomposition(instance, written)
+    outcome = resumed.run(None)
     assert reference is not None and outcome.complete and same(outcome.bound, reference)
-    first = tasks[0]  # the later ones may start from inner points of this run
+    first = resumed.handed[0]  # the later ones may start from inner points of this run
     above = [inner.bound for (a, w), inner in recorded.items() if a >= first.act_bytes and w >= first.weight_bytes]
     assert first.inner is not None and first.inner.bound == max(above)
 
@@ -501,7 +481,7 @@ def test_a_ledger_with_a_bad_tree_is_refused(tmp_path: Path, change: dict[str, A
         Ledger(path, instance)
 
 
-def test_a_pair_resumes_the_tree_its_last_solve_left(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pair_resumes_the_tree_its_last_solve_left(tmp_path: Path) -> None:
     """The decomposition hands a pair the tree the ledger kept for it, records the tree its solve
     leaves (in the ledger too), and drops it when the pair is settled."""
     instance = instance_of(7)
