@@ -17,7 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = Path(accelsched.__file__).resolve().parent
 LINT = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
 
-pytestmark = pytest.mark.skipif(not Path(LINT).exists(), reason="import-linter is not installed (the test extra has it)")
+pytestmark = pytest.mark.skipif(
+    not Path(LINT).exists(), reason="import-linter is not installed (the test extra has it)"
+)
 
 
 def _config() -> dict:
@@ -61,18 +63,19 @@ def test_the_package_keeps_its_layers(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("module", "imports", "message"),
     [
-        ("hardware/_back_edge.py", "accelsched.problems", "accelsched.hardware is not allowed to import accelsched.problems"),
+        ("hardware/_back_edge.py", "accelsched.problems", "accelsched.hardware is not allowed to import"),
         ("formulations/_back_edge.py", "accelsched.heuristics", "accelsched.formulations is not allowed to import"),
-        ("solvers/_back_edge.py", "accelsched.hardware", "accelsched.solvers is not allowed to import accelsched.hardware"),
-        ("problems/_back_edge.py", "accelsched.registry", "accelsched.problems is not allowed to import accelsched.registry"),
+        ("solvers/_back_edge.py", "accelsched.hardware", "accelsched.solvers is not allowed to import"),
+        ("problems/_back_edge.py", "accelsched.registry", "accelsched.problems is not allowed to import"),
     ],
 )
 def test_a_back_edge_breaks_the_layers(tmp_path: Path, module: str, imports: str, message: str) -> None:
     config = _copy(tmp_path)
-    (tmp_path / "accelsched" / module).write_text(f'"""A back edge."""\n\n\ndef f() -> None:\n    import {imports}  # noqa\n')
+    back_edge = f'"""A back edge."""\n\n\ndef f() -> None:\n    import {imports}  # noqa\n'
+    (tmp_path / "accelsched" / module).write_text(back_edge)
     run = _lint(tmp_path, config)
     assert run.returncode != 0
-    assert message in " ".join(run.stdout.split())
+    assert f"{message} {imports}" in " ".join(run.stdout.split())
 
 
 def test_a_cycle_between_siblings_breaks_the_contract(tmp_path: Path) -> None:
