@@ -26,7 +26,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from accelsched.bench.atomic_commands import closing_lines, run_or_render, run_render_parser
+from accelsched.bench.commands import closing_lines, percent, run_or_render, run_render_parser
 from accelsched.bench.conditions import machine_conditions
 from accelsched.bench.files import write_json
 from accelsched.entry import run_entry
@@ -104,10 +104,6 @@ def run(count: int = 50, time_limit_s: float = 10.0, out: str | None = None, ver
     return data
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.2f}%"
-
-
 def render(data: dict[str, Any]) -> str:
     """Markdown of a :func:`run` result."""
     s = data["summary"]
@@ -117,18 +113,18 @@ def render(data: dict[str, Any]) -> str:
         f"`accelsched/bench/atomic_gap.py`); CP-SAT one thread, {data['time_limit_s']:g} s, warm-started by the "
         "DP.", "",
         f"- CP-SAT proved the round optimum on {s['proven_optimal']}/{s['instances']}; there the DP's mean gap is "
-        f"{_pct(s['dp_gap_mean_proven'])}, max {_pct(s['dp_gap_max_proven'])}, optimal on {s['dp_at_optimum']}",
+        f"{percent(s['dp_gap_mean_proven'])}, max {percent(s['dp_gap_max_proven'])}, optimal on {s['dp_at_optimum']}",
         f"- elsewhere the gap to the best lower bound (an upper bound of the true gap) averages "
-        f"{_pct(s['dp_gap_bound_mean_unproven'])}",
-        f"- DP against the best schedule found: mean {_pct(s['dp_gap_to_best_found_mean'])}, max "
-        f"{_pct(s['dp_gap_to_best_found_max'])}", "",
+        f"{percent(s['dp_gap_bound_mean_unproven'])}",
+        f"- DP against the best schedule found: mean {percent(s['dp_gap_to_best_found_mean'])}, max "
+        f"{percent(s['dp_gap_to_best_found_max'])}", "",
         "| # | atoms | edges | engines | DP | CP-SAT | status | reference | DP gap | DP s | CP-SAT s |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]  # fmt: skip
     for r in data["rows"]:
         lines.append(f"| {r['index']} | {r['atoms']} | {r['edges']} | {r['engines']} | {r['dp_latency']:.0f} | "
                      f"{r['cpsat_latency']:.0f} | {r['cpsat_status']} | {r['reference']:.0f} ({r['reference_kind']}) | "
-                     f"{_pct(r['dp_gap'])} | {r['dp_time_s']:.2f} | {r['cpsat_time_s']:.1f} |")  # fmt: skip
+                     f"{percent(r['dp_gap'])} | {r['dp_time_s']:.2f} | {r['cpsat_time_s']:.1f} |")  # fmt: skip
     return "\n".join(lines + closing_lines(data)) + "\n"
 
 

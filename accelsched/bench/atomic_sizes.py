@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from accelsched.bench.atomic_commands import closing_lines, run_or_render, run_render_parser
+from accelsched.bench.commands import closing_lines, run_or_render, run_render_parser
 from accelsched.bench.conditions import machine_conditions
 from accelsched.bench.files import write_json
 from accelsched.entry import run_entry

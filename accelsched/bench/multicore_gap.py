@@ -31,14 +31,14 @@ problem's ``check`` and was re-evaluated by the shared cost model.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections.abc import Sequence
 from typing import Any
 
+from accelsched.bench.commands import percent, run_or_render, run_render_parser
 from accelsched.bench.conditions import conditions_line, machine_conditions
-from accelsched.bench.files import render_command, write_json
+from accelsched.bench.files import write_json
 from accelsched.entry import run_entry
 from accelsched.hardware import load_accelerator
 from accelsched.models.registry import load_workload
@@ -196,14 +196,10 @@ def run(
     return data
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.2f}%"
-
-
 def render(data: dict[str, Any]) -> str:
     """Markdown of a :func:`run` result."""
     s = data["summary"]
-    unproven = ", ".join(f"{w} <= {_pct(g)}" for w, g in s["unproven_ga_gap_bounds"].items())
+    unproven = ", ".join(f"{w} <= {percent(g)}" for w, g in s["unproven_ga_gap_bounds"].items())
     lines = [
         "# Multicore: the GA's gap to the CP-SAT optimum", "",
         f"{s['instances']} seeded random instances of {s['cns_min']}-{s['cns_max']} CNs (protocol in "
@@ -211,10 +207,11 @@ def render(data: dict[str, Any]) -> str:
         f"{data['ga_seeds']} seeds, CP-SAT one thread, time limit {data['time_limit_s']:g} s per run.", "",
         f"- CP-SAT proved the optimum on {s['proven_optimal']}/{s['instances']} instances; the gaps below are over "
         "those" + (f" (the others, gap to CP-SAT's bound: {unproven})" if unproven else ""),
-        f"- GA best of its seeds: mean gap {_pct(s['ga_best_gap_mean'])}, max {_pct(s['ga_best_gap_max'])}; "
+        f"- GA best of its seeds: mean gap {percent(s['ga_best_gap_mean'])}, max {percent(s['ga_best_gap_max'])}; "
         f"reaches the optimum on {s['ga_reaches_optimum']}/{s['proven_optimal']}",
-        f"- GA median over its seeds: mean gap {_pct(s['ga_median_gap_mean'])}, max {_pct(s['ga_median_gap_max'])}",
-        f"- manual allocation: mean gap {_pct(s['manual_gap_mean'])}, max {_pct(s['manual_gap_max'])}",
+        f"- GA median over its seeds: mean gap {percent(s['ga_median_gap_mean'])}, "
+        f"max {percent(s['ga_median_gap_max'])}",
+        f"- manual allocation: mean gap {percent(s['manual_gap_mean'])}, max {percent(s['manual_gap_max'])}",
         f"- GA below a proven optimum: {s['ga_below_optimum']} instance(s)", "",
         "| workload | preset | rows/CN | layers | CNs | CP-SAT status | reference cycles | GA gap best | "
         "GA gap median | GA gap worst | manual gap | CP-SAT s | GA s (median) |",
@@ -225,9 +222,9 @@ def render(data: dict[str, Any]) -> str:
         ref = "-" if r["reference"] is None else f"{r['reference']:.0f} ({r['reference_kind']})"
         lines.append(
             f"| {r['workload']} | {r['hardware']} | {r['rows_per_cn']} | {r['layers']} | {r['cns']} | "
-            f"{r['cpsat_status']} | {ref} | {_pct(min(gaps, default=None))} | "
-            f"{_pct(statistics.median(gaps) if gaps else None)} | {_pct(max(gaps, default=None))} | "
-            f"{_pct(r.get('manual_gap'))} | {r['cpsat_time_s']:.2f} | {r['ga_time_s']:.2f} |"
+            f"{r['cpsat_status']} | {ref} | {percent(min(gaps, default=None))} | "
+            f"{percent(statistics.median(gaps) if gaps else None)} | {percent(max(gaps, default=None))} | "
+            f"{percent(r.get('manual_gap'))} | {r['cpsat_time_s']:.2f} | {r['ga_time_s']:.2f} |"
         )
     lines += ["", f"Conditions: {conditions_line(data['conditions'])} when written; {data['wall_s']:.0f} s wall in "
               "total. Every number is from a schedule that passed `check` and the shared evaluator."]  # fmt: skip
@@ -236,22 +233,16 @@ def render(data: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m accelsched.bench.multicore_gap", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("command", choices=["run", "render"])
-    parser.add_argument("files", nargs="*", help="render: a JSON result")
+    parser = run_render_parser("python -m accelsched.bench.multicore_gap", __doc__)
     parser.add_argument("--instances", type=int, default=30)
     parser.add_argument("--ga-seeds", type=int, default=3)
     parser.add_argument("--time-limit", type=float, default=60.0)
-    parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    if args.command == "render":
-        return render_command(parser, args.files, args.out, render)
-    if args.instances < 1 or args.ga_seeds < 1 or not args.time_limit > 0:
+    if args.command == "run" and (args.instances < 1 or args.ga_seeds < 1 or not args.time_limit > 0):
         parser.error("--instances and --ga-seeds must be >= 1 and --time-limit > 0")
-    data = run(args.instances, args.ga_seeds, args.time_limit, args.out, verbose=True)
-    print(render(data), end="")
-    return 0
+    return run_or_render(
+        parser, args, render, lambda: run(args.instances, args.ga_seeds, args.time_limit, args.out, verbose=True)
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

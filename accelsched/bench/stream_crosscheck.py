@@ -29,7 +29,6 @@ check of the exported case, not a validation of either number.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import tempfile
@@ -38,8 +37,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from accelsched.bench.commands import run_or_render, run_render_parser
 from accelsched.bench.conditions import machine_conditions
-from accelsched.bench.files import render_command, write_json
+from accelsched.bench.files import write_json
 from accelsched.entry import run_entry
 from accelsched.errors import InputError
 from accelsched.hardware import load_accelerator
@@ -172,26 +172,20 @@ def render(data: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m accelsched.bench.stream_crosscheck", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("command", choices=["run", "render"])
-    parser.add_argument("files", nargs="*", help="render: a JSON result")
+    parser = run_render_parser("python -m accelsched.bench.stream_crosscheck", __doc__)
     parser.add_argument("--stream-python", default=None, help="interpreter of an environment with stream-dse 2.1.1")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--presets", default=",".join(PRESETS))
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per Stream run")
-    parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    if args.command == "render":
-        return render_command(parser, args.files, args.out, render)
-    if not args.stream_python:
+    if args.command == "run" and not args.stream_python:
         parser.error("run needs --stream-python (a Python >= 3.12 with `pip install stream-dse==2.1.1 six`)")
-    if not args.timeout > 0:
+    if args.command == "run" and not args.timeout > 0:
         parser.error(f"--timeout must be > 0, got {args.timeout}")
     split = [[p.strip() for p in text.split(",") if p.strip()] for text in (args.workloads, args.presets)]
-    data = run(args.stream_python, split[0], split[1], args.timeout, args.out, verbose=True)
-    print(render(data), end="")
-    return 0
+    return run_or_render(
+        parser, args, render, lambda: run(args.stream_python, split[0], split[1], args.timeout, args.out, verbose=True)
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,5 +1,5 @@
-"""What the atomic benchmarks with a ``run`` and a ``render FILE.json`` command share: the parser, the dispatch and
-the closing line of their Markdown."""
+"""What the benchmarks with a ``run`` and a ``render FILE.json`` command share: the parser, the dispatch,
+percentages and the closing line of their Markdown."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from accelsched.bench.conditions import conditions_line
 from accelsched.bench.files import render_command
 
-__all__ = ["closing_lines", "run_or_render", "run_render_parser"]
+__all__ = ["closing_lines", "percent", "run_or_render", "run_render_parser"]
 
 
 def run_render_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
@@ -40,3 +40,8 @@ def run_or_render(
 def closing_lines(data: dict[str, Any]) -> list[str]:
     """The last lines of a benchmark's Markdown: the machine conditions and the wall time of the run."""
     return ["", f"Conditions: {conditions_line(data['conditions'])}; {data['wall_s']:.0f} s wall."]
+
+
+def percent(value: float | None) -> str:
+    """``value`` (a fraction) as a percentage with two decimals, ``-`` for None."""
+    return "-" if value is None else f"{100 * value:.2f}%"
