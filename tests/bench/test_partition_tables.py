@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from accelsched.bench import partition_tables
+from accelsched.bench import partition_ledgers, partition_tables
 from accelsched.errors import InputError
 from accelsched.formulations.partition.ledger import Ledger, open_ledger
 from accelsched.formulations.partition.proof_params import ProofParams
@@ -198,7 +198,7 @@ def test_an_exact_row_keeps_its_pair_ledger_for_the_next_run(tmp_path: Path) -> 
     decomposes incomplete tables only), are tested in test_ledger."""
     method = "milp-highs"
     instance = make_instance(load_workload("random:6:2"), load_accelerator("cocco-simba-shared"), COCCO_ENERGY)
-    path = tmp_path / partition_tables._ledger_name("random:6:2", "shared")
+    path = tmp_path / partition_ledgers.ledger_name("random:6:2", "shared")
     assert path.name == "partition_coexplore_random-6-2_shared.json"
     first = partition_tables._run(instance, method, OPTIONS, None, path, DECOMPOSED)
     assert first.status is Status.OPTIMAL
@@ -246,7 +246,7 @@ def test_the_ledger_table_shows_where_each_pair_stands(tmp_path: Path, capsys: p
     not within it; without an incumbent every pair is open."""
     workload = "random:8:1"
     instance = make_instance(load_workload(workload), load_accelerator("cocco-simba-shared"), COCCO_ENERGY)
-    path = tmp_path / partition_tables._ledger_name(workload, "shared")
+    path = tmp_path / partition_ledgers.ledger_name(workload, "shared")
     ledger = Ledger(path, instance)
     candidates = instance.act_candidates_bytes
     middle = candidates[len(candidates) // 2]
@@ -274,9 +274,9 @@ def test_the_ledger_table_says_when_every_pair_is_settled(tmp_path: Path) -> Non
     whose incumbent leaves pairs open (the same subgraphs at the largest capacities) is not called so."""
     workload = "random:6:2"
     instance = make_instance(load_workload(workload), load_accelerator("cocco-simba-separate"), COCCO_ENERGY)
-    path = tmp_path / partition_tables._ledger_name(workload, "separate")
+    path = tmp_path / partition_ledgers.ledger_name(workload, "separate")
     assert partition_tables._run(instance, "milp-highs", OPTIONS, None, path, DECOMPOSED).status is Status.OPTIMAL
-    head = partition_tables.ledger_report([workload], ["separate"], tmp_path).splitlines()[0]
+    head = partition_ledgers.ledger_report([workload], ["separate"], tmp_path).splitlines()[0]
     assert ", 0 of " in head and "; proven optimal (every pair settled): the bound is " in head
     below, tolerance = (float(text) for text in re.findall(r"([0-9.]+)%", head))
     assert 0 <= below <= tolerance and tolerance > 0
@@ -291,7 +291,7 @@ def test_the_ledger_table_says_when_every_pair_is_settled(tmp_path: Path) -> Non
     ledger = Ledger(path, instance)
     ledger.offer(worse, objective(instance, worse, evaluate(instance, worse)))
     ledger.save()
-    head = partition_tables.ledger_report([workload], ["separate"], tmp_path).splitlines()[0]
+    head = partition_ledgers.ledger_report([workload], ["separate"], tmp_path).splitlines()[0]
     assert "proven" not in head and " of 961 pairs open" in head and ", 0 of " not in head
 
 
@@ -316,7 +316,7 @@ def test_merge_puts_the_pairs_another_run_solved_into_the_ledger(
     into itself, or a base the other run did not start from, exits 2 without a traceback, writing nothing."""
     workload = "random:8:1"
     instance = make_instance(load_workload(workload), load_accelerator("cocco-simba-shared"), COCCO_ENERGY)
-    name = partition_tables._ledger_name(workload, "shared")
+    name = partition_ledgers.ledger_name(workload, "shared")
     small, middle, large = (instance.act_candidates_bytes[i] for i in (0, 2, -1))
     dirs = {key: tmp_path / key for key in ("base", "mine", "theirs", "ahead")}
     for key, seconds in (("base", 3.0), ("mine", 3.0), ("theirs", 3.0), ("ahead", 8.0)):
@@ -356,7 +356,7 @@ def test_a_merge_of_a_ledger_a_run_still_writes_is_refused(tmp_path: Path, capsy
     traceback and writes nothing."""
     workload = "random:8:1"
     instance = make_instance(load_workload(workload), load_accelerator("cocco-simba-shared"), COCCO_ENERGY)
-    name = partition_tables._ledger_name(workload, "shared")
+    name = partition_ledgers.ledger_name(workload, "shared")
     for key, act in (("mine", instance.act_candidates_bytes[0]), ("theirs", instance.act_candidates_bytes[-1])):
         ledger = Ledger(tmp_path / key / name, instance)
         ledger.record(act, 0, 5e11, 3.0, key)

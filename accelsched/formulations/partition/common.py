@@ -40,7 +40,6 @@ __all__ = [
     "Variant",
     "VariantTable",
     "checked_warm_start",
-    "compulsory_bound",
     "execution_order",
     "infeasible_result",
     "partition_result",

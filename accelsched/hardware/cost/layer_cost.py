@@ -174,7 +174,7 @@ def layer_cost(layer: Layer, core: Core, offchip: OffChip, tops: Mapping[str, st
     Cached per (layer shape, core configuration, off-chip memory, tops): the
     layer's name, producers and the core's id do not matter. For a part of a
     layer, pass a layer with the part's loop sizes (see
-    :func:`accelsched.hardware.cost.part_of`).
+    :func:`accelsched.hardware.cost.layer_by_layer.part_of`).
 
     Parameters
     ----------

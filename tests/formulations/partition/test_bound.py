@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from accelsched.formulations.partition.bound import forced_duals, forced_traffic_bound
+from accelsched.formulations.partition.bound import compulsory_bound, forced_duals, forced_traffic_bound
 from accelsched.formulations.partition.colgen import ColumnGeneration
-from accelsched.formulations.partition.common import InnerPoint, VariantTable, compulsory_bound
+from accelsched.formulations.partition.common import InnerPoint, VariantTable
 from accelsched.formulations.partition.milp import solve_milp
 from accelsched.hardware import load_accelerator
 from accelsched.models.workload import Workload

@@ -12,7 +12,8 @@ import pytest
 from accelsched.formulations.partition import cpsat as partition_cpsat
 from accelsched.formulations.partition import enumeration as partition_enumerate
 from accelsched.formulations.partition import milp as partition_milp
-from accelsched.formulations.partition.common import VariantTable, compulsory_bound
+from accelsched.formulations.partition.bound import compulsory_bound
+from accelsched.formulations.partition.common import VariantTable
 from accelsched.formulations.partition.cpsat import PartitionCpSat, objective_scale, solve_cpsat_partition
 from accelsched.formulations.partition.enumeration import solve_enumerate
 from accelsched.formulations.partition.milp import solve_milp
