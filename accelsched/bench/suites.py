@@ -270,7 +270,8 @@ PARTITION = ProblemSuites(
         _specs(
             [
                 ("resnet50", "cocco-simba-separate"),
-                # CBC and Pyomo/HiGHS do not prove GoogLeNet's optimum within the limit on a loaded machine
+                # GoogLeNet without CBC and Pyomo/HiGHS: a small suite runs an exact method only where it is
+                # meant to prove the optimum within the time limit (module docstring, ``small``)
                 ("googlenet", "cocco-simba-separate", 1, (), _PARTITION_FAST_EXACT + _PARTITION_HEURISTICS),
                 ("mobilenet_v2", "cocco-simba-separate", 1, _COEX),
                 ("resnet18", "cocco-simba-shared", 1, _COEX),
@@ -423,7 +424,7 @@ MULTICORE = ProblemSuites(
     ),
     small=Suite(
         # enumeration only at layer granularity on 4 layers (it refuses more than 256 allocations);
-        # CP-SAT proves the optimum of the fused random instances in seconds
+        # the fused random instances are sized for CP-SAT's proof within the time limit
         _specs(
             [
                 ("random:4:1", "stream-mc-homtpu", 1, _LAYER),
@@ -466,7 +467,8 @@ ATOMIC = ProblemSuites(
     "atomic",
     tiny=Suite(_specs([("random:4:1", "atomic-8x8-kc", 1, _engines(2))]), _ATOMIC_METHODS, time_limit_s=20, seeds=1),
     small=Suite(
-        # 8-24 atoms: the round model proves most in seconds; the job shop gives its bound
+        # 8-24 atoms: the round model is built whole (at most ``RoundsParams.max_atoms``); the job shop
+        # gives its bound
         _specs(
             [
                 ("random:4:1", "atomic-8x8-kc", 1, _engines(2)),

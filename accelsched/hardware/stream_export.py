@@ -74,10 +74,10 @@ per layer in accelsched, so the optional ``operand_precision`` is not written.
 (``D0``, ``D1``, ...), not ``K`` / ``C`` / ``OX``: a ``dataflows`` entry naming a loop
 is dropped with the warning "User provided spatial unrolling C is not defined in
 Loop Dimension Sizes ... Removing C", which leaves the array idle (every MAC in
-series; FSRCNN then takes about 30x the cycles). So by default no ``dataflows``
-are written and ZigZag searches each layer's unrolling on the array's sizes, as
-Stream's own examples do; ``dataflows=True`` writes the preset's unrolling for a
-Stream that names loops. The array sizes and memories are the same either way.
+series). So by default no ``dataflows`` are written and ZigZag searches each
+layer's unrolling on the array's sizes, as Stream's own examples do;
+``dataflows=True`` writes the preset's unrolling for a Stream that names loops.
+The array sizes and memories are the same either way.
 
 Running the case in Stream: export the workload with
 ``accelsched.models.onnx_export.to_onnx(workload, "net.onnx", flavor="stream")`` and the

@@ -32,14 +32,14 @@ The file is JSON, written again after each solved pair (to a temporary file, the
 so that a run killed while writing leaves the previous ledger)::
 
     {"kind": "accelsched partition pair ledger", "version": 1,
-     "instance": "<digest of the instance>", "workload": "randwire_a",
-     "incumbent": {"solution": {...}, "objective": 2848378.35},
-     "pairs": [{"act_bytes": 262144, "weight_bytes": 0, "lower": 1.24e9,
-                "seconds": 2582.8, "code": "1a2b3c4d5e6f", "ceiling": 1.31e9 or null,
+     "instance": "<digest of the instance>", "workload": "<workload spec>",
+     "incumbent": {"solution": {...}, "objective": 262500.0},
+     "pairs": [{"act_bytes": 262144, "weight_bytes": 0, "lower": 120000.0,
+                "seconds": 60.0, "code": "1a2b3c4d5e6f", "ceiling": 130000.0 or null,
                 "columns": [[3, 4, 7], ...],
-                "inner": {"bound": 1.24e9, "duals": [...]} or null,
-                "tree": {"level": 1.02e9, "closed": 1.03e9 or null,
-                         "nodes": [{"rules": [[87, 167, true], ...], "bound": 1.02e9,
+                "inner": {"bound": 120000.0, "duals": [...]} or null,
+                "tree": {"level": 125000.0, "closed": 125500.0 or null,
+                         "nodes": [{"rules": [[8, 16, true], ...], "bound": 121000.0,
                                     "duals": [...], "exact": false, "cut_rounds": 1}, ...],
                          "cycles": [[[3, 4], [5], [6, 7]], ...],
                          "cuts": [[6, 8, 82], ...]} or null}, ...]}

@@ -48,7 +48,7 @@ every variant say: the cover leaves one variant per layer, so :math:`w_{ik}` is 
 exactly when the layer's subgraph needs level :math:`k` or more. Their linear
 relaxation is stronger: two half-chosen covers that each need a large buffer make
 the row of a layer in both ask for all of it, where the rows per variant ask for
-half (on small co-exploration instances this closes LP gaps of up to 30 % to none).
+half.
 
 The order rows are exact
 ------------------------

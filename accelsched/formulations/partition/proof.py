@@ -62,8 +62,9 @@ def prepare(
     columns.
 
     Presolve is switched off for the solvers (:meth:`Prepared.solver_options`): on these
-    set-partitioning models with tens of thousands of columns, HiGHS' presolve probing
-    takes minutes and CP-SAT's presolve weakens the bound of its linear relaxation.
+    set-partitioning models with many columns, HiGHS' presolve probing can take most of the
+    solve, and CP-SAT's presolve weakens the bound of its linear relaxation (as
+    :class:`~accelsched.solvers.SolveOptions` states for ``presolve``).
     """
     listing = list_columns(instance, options, warm_start, start, settings, listed=listed, seeds=seeds)
     columns = listing.columns
