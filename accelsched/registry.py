@@ -26,7 +26,7 @@ from typing import Any
 from accelsched.errors import InputError
 from accelsched.hardware.spec import Accelerator
 from accelsched.models.workload import Workload
-from accelsched.problems.base import InstanceStep, MethodSpec, ProblemSpec
+from accelsched.problems.base import Hint, InstanceStep, MethodSpec, ProblemSpec
 from accelsched.problems.result import Result, verify_objective
 from accelsched.solvers import SolveOptions, Status
 
@@ -171,10 +171,12 @@ def run_method(
 ) -> Result:
     """Run ``method`` on ``instance`` and return its checked, re-evaluated result.
 
-    When no ``warm_start`` is given and the method names a ``default_warm_start``, that
-    method runs first (checked like any other) and its solution is the warm start.
-    ``runtime_s`` of the returned result is the wall-clock time of both, measured here
-    for every method (methods do not time themselves). Its ``cost`` comes from
+    When no ``warm_start`` is given and the method names a ``default_hint``, that method
+    runs first (checked like any other, with the caller's seed and threads and no time
+    limit: a hint method is a fast construction) and its solution reaches ``method.run``
+    as a :class:`~accelsched.problems.base.Hint`. ``runtime_s`` of the returned result is
+    the wall-clock time of both, measured here for every method (methods do not time
+    themselves). Its ``cost`` comes from
     ``problem.evaluate``; its
     ``objective`` must equal ``problem.objective`` of that report within 1e-6
     relative (otherwise :class:`accelsched.problems.result.ObjectiveMismatch` is raised:
@@ -191,8 +193,11 @@ def run_method(
         raise ValueError(f"method {method.name!r} solves {method.problem!r}, not {problem.name!r}")
     options = options or SolveOptions()
     start = time.perf_counter()
-    if warm_start is None and method.default_warm_start:
-        warm_start = run_method(problem, instance, get_method(problem.name, method.default_warm_start)).solution
+    if warm_start is None and method.default_hint:
+        hinted = get_method(problem.name, method.default_hint)
+        hint_options = SolveOptions(seed=options.seed, threads=options.threads)
+        solution = run_method(problem, instance, hinted, hint_options).solution
+        warm_start = None if solution is None else Hint(solution)
     result: Result = method.run(instance, options, warm_start)
     elapsed = time.perf_counter() - start
     if result.solution is None:

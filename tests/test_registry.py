@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -15,9 +16,18 @@ from accelsched.hardware.cost import CostReport, layer_cost
 from accelsched.hardware.spec import Accelerator
 from accelsched.models.random_dag import random_workload
 from accelsched.models.workload import Workload
-from accelsched.problems.base import MethodSpec, ProblemSpec
+from accelsched.problems.base import Hint, InstanceStep, MethodSpec, ProblemSpec
 from accelsched.problems.result import ObjectiveMismatch, Result
-from accelsched.registry import get_method, get_problem, methods, register_method, register_problem, run_method
+from accelsched.registry import (
+    get_method,
+    get_problem,
+    make_instance,
+    methods,
+    register_method,
+    register_problem,
+    register_step,
+    run_method,
+)
 from accelsched.solvers import SolveOptions, Status
 
 
@@ -142,3 +152,75 @@ def test_cli_solve_and_gap(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["gap", PROBLEM.name, *base, "--methods", "exhaustive,slow"]) == 0
     out = capsys.readouterr().out
     assert "exhaustive" in out and "TIME_LIMIT_NO_SOLUTION" in out
+
+
+# A second toy problem for the registry's own mechanisms: instance steps, default hints, method order, timing.
+BUILT: list[Mapping[str, str]] = []
+RECEIVED: list[Any] = []
+
+
+def build(workload: Workload, acc: Accelerator, options: Mapping[str, str]) -> Instance:
+    BUILT.append(dict(options))
+    return Instance(workload, acc)
+
+
+STEPPED = ProblemSpec("toy-steps", "the registry's steps and hints", build, check, evaluate,
+                      lambda inst, sol, rep: rep.latency_cycles, dict)  # fmt: skip
+
+
+def all_on_core_0(instance: Instance, options: SolveOptions, warm: Any) -> Result[dict[str, int]]:
+    solution = dict.fromkeys(instance.workload.names, 0)
+    return Result(Status.FEASIBLE, STEPPED.name, "core0", solution, evaluate(instance, solution).latency_cycles)
+
+
+def hinted(instance: Instance, options: SolveOptions, warm: Any) -> Result[dict[str, int]]:
+    RECEIVED.append(warm)
+    time.sleep(0.02)
+    solution = dict.fromkeys(instance.workload.names, 0)
+    value = evaluate(instance, solution).latency_cycles
+    return Result(Status.FEASIBLE, STEPPED.name, "hinted", solution, value, runtime_s=1e6)
+
+
+def chosen_cores(workload: Workload, acc: Accelerator, options: Mapping[str, str]) -> Mapping[str, str]:
+    return {**{k: v for k, v in options.items() if k != "cores"}, "cores": "2", "chosen": "by the step"}
+
+
+register_problem(STEPPED)
+register_method(MethodSpec("core0", STEPPED.name, "baseline", all_on_core_0))
+register_method(MethodSpec("hinted", STEPPED.name, "heuristic", hinted, default_hint="core0"))
+register_method(MethodSpec("exact-too", STEPPED.name, "exact", exhaustive))
+register_step(InstanceStep(STEPPED.name, "cores", "auto", chosen_cores))
+
+
+def test_a_step_makes_the_choice_before_the_instance_is_built(instance: Instance) -> None:
+    BUILT.clear()
+    make_instance(STEPPED, instance.workload, instance.acc, {"cores": "auto", "other": "x"})
+    assert BUILT == [{"other": "x", "cores": "2", "chosen": "by the step"}]
+    make_instance(STEPPED, instance.workload, instance.acc, {"cores": "3"})  # no step for this value
+    assert BUILT[-1] == {"cores": "3"}
+
+
+def test_steps_are_registered_once_for_a_known_problem() -> None:
+    with pytest.raises(ValueError, match="registered twice"):
+        register_step(InstanceStep(STEPPED.name, "cores", "auto", lambda w, a, o: o))
+    with pytest.raises(ValueError, match="not registered"):
+        register_step(InstanceStep("no-such-problem", "cores", "auto", chosen_cores))
+
+
+def test_a_default_hint_reaches_the_method_as_a_hint_and_a_warm_start_as_itself(instance: Instance) -> None:
+    RECEIVED.clear()
+    run_method(STEPPED, instance, get_method(STEPPED.name, "hinted"))
+    (hint,) = RECEIVED
+    assert isinstance(hint, Hint) and hint.solution == dict.fromkeys(instance.workload.names, 0)
+    warm = dict.fromkeys(instance.workload.names, 1)
+    run_method(STEPPED, instance, get_method(STEPPED.name, "hinted"), warm_start=warm)
+    assert RECEIVED[-1] is warm  # the caller's warm start is handed as it is, and the hint method does not run
+
+
+def test_run_method_times_every_method_itself(instance: Instance) -> None:
+    result = run_method(STEPPED, instance, get_method(STEPPED.name, "hinted"))
+    assert 0.02 <= result.runtime_s < 1e6  # the method's own figure is replaced by the registry's clock
+
+
+def test_exact_methods_are_listed_first_then_heuristics_then_baselines() -> None:
+    assert list(methods(STEPPED.name)) == ["exact-too", "hinted", "core0"]

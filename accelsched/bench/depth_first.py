@@ -71,7 +71,6 @@ from accelsched.bench.depth_first_sweep import (
     PROBLEM_NAME,
     code_fingerprint,
     conditions,
-    halving_sizes,
     plot_sweep,
     sweep,
 )
@@ -92,14 +91,9 @@ __all__ = [
     "ARCH_METHODS",
     "CASE_METHODS",
     "CASE_WORKLOADS",
-    "PAPER_SL_OVER_BEST",
     "archs",
     "cases",
-    "halving_sizes",
     "main",
-    "plot_sweep",
-    "render",
-    "sweep",
 ]
 
 CASE_WORKLOADS = ("fsrcnn", "dmcnn_vd", "mccnn", "mobilenet_v1", "resnet18")

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from accelsched import registry
-from accelsched.bench.cells import Cell, code, error_record, now, run_cell
+from accelsched.bench.cells import Cell, code, now, run_cell
 from accelsched.bench.dask_executor import require_dask, run_dask
 from accelsched.bench.records import Key, RecordWriter, key_of, load_records, repair_tail
 from accelsched.bench.report import write_report
@@ -54,15 +54,12 @@ from accelsched.processes import exit_with_parent
 
 __all__ = [
     "RESULTS_FILE",
-    "Cell",
     "Executor",
     "Sweep",
     "SweepOutcome",
     "bench",
-    "error_record",
     "machine_description",
     "plan",
-    "run_cell",
     "run_sweep",
 ]
 

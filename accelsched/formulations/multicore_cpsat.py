@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 
 from accelsched.errors import InfeasibleSolution
 from accelsched.formulations.multicore_cpsat_model import MulticoreCpSat
-from accelsched.problems.base import MethodSpec
+from accelsched.problems.base import Hint, MethodSpec
 from accelsched.problems.multicore import PROBLEM, MulticoreInstance, MulticoreSolution
 from accelsched.problems.result import Result, verify_objective
 from accelsched.solvers import SolveOptions, SolveStats, Status, solve_cpsat
@@ -144,7 +144,9 @@ def _solve(instance: MulticoreInstance, options: SolveOptions, hint: MulticoreSo
 
 
 def solve_multicore_cpsat(
-    instance: MulticoreInstance, options: SolveOptions, warm_start: MulticoreSolution | None = None
+    instance: MulticoreInstance,
+    options: SolveOptions,
+    warm_start: MulticoreSolution | Hint[MulticoreSolution] | None = None,
 ) -> Result[MulticoreSolution]:
     """Solve the instance with the CP-SAT model for its objective (latency, energy, or EDP by :func:`pareto_front`).
 
@@ -156,8 +158,9 @@ def solve_multicore_cpsat(
         Limits (the time limit covers the whole EDP sweep), workers, seed.
     warm_start
         A solution (checked first; a rejected one is ignored and said so) hinted to CP-SAT, and returned instead
-        of a worse or missing result (FEASIBLE; without bound if the bound exceeds it: it reloads weights).
-        None: no hint (the registry passes the ``manual`` method's solution, the method's default warm start).
+        of a worse or missing result (FEASIBLE; without bound if the bound exceeds it: it reloads weights); or a
+        :class:`~accelsched.problems.base.Hint`, only hinted to CP-SAT (the registry hands the ``manual``
+        method's solution so, the method's default hint); None: no hint.
 
     Returns
     -------
@@ -169,13 +172,16 @@ def solve_multicore_cpsat(
         reason = (f"objective {instance.objective!r} is not supported by cpsat (supported: "
                   f"{', '.join(SUPPORTED_OBJECTIVES)}); use manual or ga for {instance.objective}")  # fmt: skip
         return Result.no_solution(Status.ERROR, PROBLEM.name, "cpsat", reason, backend="cpsat")
-    warm, notes = warm_start, []
+    hint_only = isinstance(warm_start, Hint)
+    warm, notes = (warm_start.solution if isinstance(warm_start, Hint) else warm_start), []
     if warm is not None:
         try:
             PROBLEM.check(instance, warm)
         except (InfeasibleSolution, AttributeError, TypeError) as exc:
             warm, notes = None, [f"the warm start is ignored: {exc}"]
     status, solution, value, bound, stats = _solve(instance, options, warm)
+    if hint_only:
+        warm = None
     if warm is not None:
         warm_value = PROBLEM.objective(instance, warm, PROBLEM.evaluate(instance, warm))
         if value is None or warm_value < value:
@@ -196,7 +202,8 @@ METHODS: tuple[MethodSpec, ...] = (
         "exact",
         solve_multicore_cpsat,
         "CP-SAT allocation + CN schedule (cores, bus, DRAM port, weight memory); latency, energy, or EDP by sweep",
-        default_warm_start="manual",
+        default_hint="manual",
     ),
 )
-"""The CP-SAT method: ``cpsat``, hinted by the ``manual`` method's solution through the registry."""
+"""The CP-SAT method: ``cpsat``, hinted (not warm-started) by the ``manual`` method's solution through the
+registry, as Stream's manual allocation hints it by default."""

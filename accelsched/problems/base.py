@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from accelsched.hardware.cost.report import CostReport
 from accelsched.hardware.spec import Accelerator
 from accelsched.models.workload import Workload
 
-__all__ = ["InstanceStep", "MethodSpec", "ProblemSpec"]
+__all__ = ["Hint", "InstanceStep", "MethodSpec", "ProblemSpec"]
+
+SolutionT = TypeVar("SolutionT")
 
 
 @dataclass(frozen=True)
@@ -77,10 +79,11 @@ class MethodSpec:
         the problem or None.
     description
         One line.
-    default_warm_start
+    default_hint
         Name of a method of the same problem whose (checked) solution the registry hands
-        ``run`` as its warm start when the caller gives none; empty for none. This is how
-        a heuristic's solution reaches an exact model without the two importing each other.
+        ``run``, wrapped in a :class:`Hint`, when the caller gives no warm start; empty for
+        none. This is how a heuristic's solution reaches an exact model without the two
+        importing each other.
     """
 
     name: str
@@ -88,7 +91,7 @@ class MethodSpec:
     kind: str
     run: Callable[[Any, Any, Any], Any]
     description: str = ""
-    default_warm_start: str = ""
+    default_hint: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in ("exact", "heuristic", "baseline"):
@@ -125,3 +128,21 @@ class InstanceStep:
     value: str
     run: Callable[[Workload, Accelerator, Mapping[str, str]], Mapping[str, str]]
     description: str = ""
+
+
+@dataclass(frozen=True)
+class Hint(Generic[SolutionT]):
+    """A solution handed to a method in place of its warm start, as a hint only.
+
+    A warm start is a promise to the caller: the method returns nothing worse (MethodSpec's
+    ``run`` contract). A hint, which the registry makes from a method's ``default_hint``,
+    only guides the search: the method may use it (CP-SAT's ``add_hint``) and returns what
+    its own search found, so that the default run's result is the model's alone.
+
+    Attributes
+    ----------
+    solution
+        The hinted solution, checked against the instance.
+    """
+
+    solution: SolutionT

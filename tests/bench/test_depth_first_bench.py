@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from accelsched.bench.depth_first import PAPER_SL_OVER_BEST, halving_sizes, main
+from accelsched.bench.depth_first import main
+from accelsched.bench.depth_first_render import PAPER_SL_OVER_BEST
+from accelsched.bench.depth_first_sweep import halving_sizes
 from accelsched.hardware import load_accelerator
 from accelsched.heuristics.depth_first_rules import single_layer
 from accelsched.models.random_dag import random_workload

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from accelsched.bench import runner
-from accelsched.bench.cells import run_cell
+from accelsched.bench.cells import Cell, run_cell
 from accelsched.bench.records import load_records, result_from_record
-from accelsched.bench.runner import RESULTS_FILE, Cell, plan, run_sweep
+from accelsched.bench.runner import RESULTS_FILE, plan, run_sweep
 from accelsched.bench.suites import InstanceSpec, MethodPlan, ProblemSuites, Suite
 from accelsched.errors import InfeasibleSolution, InputError
 from accelsched.hardware import load_accelerator

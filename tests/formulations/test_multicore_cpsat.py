@@ -47,7 +47,7 @@ def value(result: Result[MulticoreSolution]) -> float:
 def test_the_methods_are_registered() -> None:
     assert get_method("multicore", "cpsat") is CPSAT and get_method("multicore", "enumerate") is ENUMERATE
     assert (CPSAT.kind, ENUMERATE.kind) == ("exact", "exact")
-    assert CPSAT.default_warm_start == "manual"  # the registry hints cpsat with the manual schedule
+    assert CPSAT.default_hint == "manual"  # the registry hints cpsat with the manual schedule
 
 
 @pytest.mark.parametrize("seed", SEEDS)
