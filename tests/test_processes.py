@@ -31,12 +31,13 @@ BUSY_WORKERS = """
 import sys, time
 from accelsched.bench import runner
 from accelsched.formulations.partition import capacity as partition_capacity
+from accelsched.formulations.partition import pair_solver
 from accelsched.heuristics import ra_tree_sa
 
 def busy(*args):  # module level: the spawned workers import this script again and run it
     time.sleep(600)
 
-partition_capacity.PairSolver.solve = busy
+pair_solver.PairSolver.solve = busy
 ra_tree_sa._run_plan = busy
 
 if __name__ == "__main__":

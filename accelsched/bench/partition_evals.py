@@ -36,6 +36,9 @@ from accelsched.entry import run_entry
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost.partition import PartitionCostModel
 from accelsched.models.registry import load_workload
+from accelsched.problems.partition import PROBLEM
+from accelsched.registry import get_method, make_instance, run_method
+from accelsched.solvers import SolveOptions
 
 
 def random_subgraphs(model: PartitionCostModel, count: int, seed: int, max_size: int = 12) -> list[tuple[int, ...]]:
@@ -89,10 +92,6 @@ def measure(workload_name: str, hardware: str, count: int, repeats: int, seed: i
 
 def measure_ga(workload_name: str, hardware: str, seeds: int) -> dict[str, Any]:
     """Median wall time of the 20 x 500 GA over ``seeds`` seeds, and its gap to the proven optimum."""
-    from accelsched.problems.partition import PROBLEM
-    from accelsched.registry import get_method, make_instance, run_method
-    from accelsched.solvers import SolveOptions
-
     acc = load_accelerator(hardware)
     exact = run_method(
         PROBLEM,

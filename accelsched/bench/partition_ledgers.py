@@ -11,7 +11,6 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from accelsched.formulations.partition import capacity as partition_capacity
-from accelsched.formulations.partition.colgen_params import proof_tolerance
 from accelsched.formulations.partition.ledger import Ledger, ledger_lock, open_ledger
 from accelsched.formulations.partition.proof_params import ProofSettings
 from accelsched.hardware import load_accelerator
@@ -24,7 +23,8 @@ from accelsched.solvers import SolveOptions
 __all__ = ["COEXPLORE_OPTIONS", "DESIGN_PRESETS", "ledger_name", "ledger_report", "merge_ledgers"]
 
 COEXPLORE_OPTIONS = {"capacities": "cocco", "metric": "energy"}
-"""The options of every co-exploration row: Cocco's candidate ranges, energy with alpha = 0.002."""
+"""The problem options of every co-exploration row (and of its ledger): Cocco's candidate ranges,
+energy with alpha = 0.002."""
 
 DESIGN_PRESETS = {"shared": "cocco-simba-shared", "separate": "cocco-simba-separate"}
 """The preset of each buffer design."""
@@ -95,13 +95,15 @@ def _proven_text(decomposition: partition_capacity.CapacityDecomposition) -> str
     tolerance, by which its bound (the least settled floor) may lie below it.
 
     A pair settles when its bound passes its cutoff :math:`c(p)` less the pairs' tolerance: one
-    step of a whole-bytes metric, else :func:`~accelsched.formulations.partition.colgen_params.proof_tolerance`
-    at :math:`c(p)`. Its floor :math:`\kappa(p) + \alpha L(p)` is then at most :math:`\alpha` below
+    step of a whole-bytes metric, else :meth:`ColumnGenerationParams.proof_tolerance
+    <accelsched.formulations.partition.colgen_params.ColumnGenerationParams.proof_tolerance>` at :math:`c(p)`.
+    Its floor :math:`\kappa(p) + \alpha L(p)` is then at most :math:`\alpha` below
     :math:`U`, or :math:`\alpha \, n \epsilon c(p) \le n \epsilon U` (as :math:`\alpha c(p) \le U`).
     """
     upper = decomposition.upper
     alpha = decomposition.instance.alpha
-    tolerance = alpha if decomposition.whole_bytes else proof_tolerance(decomposition.instance.n_layers, upper)
+    colgen = decomposition.settings.params.colgen
+    tolerance = alpha if decomposition.whole_bytes else colgen.proof_tolerance(decomposition.instance.n_layers, upper)
     below = upper - decomposition.bound()
     return (
         f"proven optimal (every pair settled): the bound is {below / upper:.4%} below the incumbent, "

@@ -98,7 +98,8 @@ COEXPLORE_WORKLOADS = ("resnet50", "googlenet", "randwire_a", "nasnet")
 HEURISTICS = ("greedy", "dp", "sa", "ga")
 EXACT = "milp-highs"
 COEXPLORE_EXACT = ("milp-highs", "cpsat")
-"""The problem options of every co-exploration row (and of its ledger)."""
+"""The exact methods of every co-exploration row, whose proven optimum (else their best bound) is the
+reference of its gaps (:func:`_reference`)."""
 DESIGNS = tuple(DESIGN_PRESETS)
 
 

@@ -4,7 +4,7 @@ Column generation (:mod:`accelsched.formulations.partition.colgen`) ends with th
 master optimal, a bound LB proven over every column and a partition of objective
 :math:`U`. Listing every column of reduced cost below :math:`U - LB` then makes the
 exact models exact; when those columns are too many to list in the time (the listing
-gives up, :attr:`Outcome.converged <accelsched.formulations.partition.colgen.Outcome>`),
+gives up, :attr:`Outcome.converged <accelsched.formulations.partition.colgen_core.Outcome>`),
 this module closes the gap by branching instead (branch-and-price: Barnhart et al.,
 1998), with the rule of Ryan and Foster (1981) of
 :mod:`accelsched.formulations.partition.rules`.
@@ -27,7 +27,7 @@ a bound above :math:`U - 1` when every objective is a whole number (external mem
 access in bytes, :attr:`VariantTable.objective_step
 <accelsched.formulations.partition.common.VariantTable>`), a bound within the proof's
 tolerance :math:`n \epsilon |U|` of :math:`U` otherwise (the pricing's tolerance on each of
-up to :math:`n` subgraphs, :func:`~accelsched.formulations.partition.colgen_params.proof_tolerance`;
+up to :math:`n` subgraphs, :meth:`~.colgen_params.ColumnGenerationParams.proof_tolerance`;
 :meth:`BranchAndPrice.prune_level`). The generation in a node stops as soon as such a bound
 is proven, and prices to that level (:mod:`~accelsched.formulations.partition.colgen`). The
 same tolerance settles a node by a partition (:meth:`BranchAndPrice._meets`) and a pair of
@@ -99,7 +99,7 @@ them (cut-and-price).
 Resuming
 --------
 A tree stopped by its deadline leaves what a later run needs to go on
-(:attr:`Outcome.left <accelsched.formulations.partition.colgen.Outcome>`, a
+(:attr:`Outcome.left <accelsched.formulations.partition.colgen_core.Outcome>`, a
 :class:`~accelsched.formulations.partition.common.TreeState`): each open node's rules,
 inner point and bound, the least bound of the nodes closed, the prune level at the end,
 the cycles cut from the master, and its subset-row cuts (a node's inner point holds their
@@ -125,7 +125,8 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from accelsched.formulations.partition.colgen import ColumnGeneration, Outcome
+from accelsched.formulations.partition.colgen import ColumnGeneration
+from accelsched.formulations.partition.colgen_core import Outcome
 from accelsched.formulations.partition.common import (
     Assignment,
     InnerPoint,
@@ -377,7 +378,7 @@ class BranchAndPrice:
     def _meets(self, value: float, bound: float) -> bool:
         """Whether a partition of objective ``value`` is optimal in a node of bound ``bound``: no
         whole objective lies in [bound, value) (whole bytes), or ``value`` is within the proof's
-        tolerance of the bound (:func:`~accelsched.formulations.partition.colgen_params.proof_tolerance`)."""
+        tolerance of the bound (:meth:`~.colgen_params.ColumnGenerationParams.proof_tolerance`)."""
         if self.table.objective_step:
             return value - bound < self.table.objective_step
         return value - bound <= self.generation.params.proof_tolerance(self.table.instance.n_layers, value)

@@ -58,7 +58,7 @@ solved with that cutoff (:class:`~accelsched.formulations.partition.colgen.Colum
 ``cutoff``): the gap, the listing and the pruning of branch-and-price stop at
 :math:`c(p)`, and the solve proves :math:`E^*(p) \ge \min(v, c(p))` for the best
 partition :math:`v` it holds (up to the proof's tolerance,
-:func:`~accelsched.formulations.partition.colgen_params.proof_tolerance`; :math:`c(p)` rounded up
+:meth:`~.colgen_params.ColumnGenerationParams.proof_tolerance`; :math:`c(p)` rounded up
 to a whole number of bytes with external memory access). Either way the pair is
 settled: it improves :math:`U` to its optimum, or it cannot beat :math:`U`.
 
@@ -148,6 +148,7 @@ import logging
 import math
 import time
 from collections.abc import Collection
+from dataclasses import dataclass
 
 from accelsched.fingerprint import code_fingerprint
 from accelsched.formulations.partition.capacity_points import (
@@ -179,25 +180,44 @@ from accelsched.problems.partition import Metric, PartitionInstance, PartitionSo
 from accelsched.problems.partition_columns import ColumnSet, mask_of
 from accelsched.solvers import SolveOptions
 
-__all__ = [
-    "LOGGER",
-    "CapacityDecomposition",
-    "CapacityPoint",
-    "Decomposition",
-    "PairOutcome",
-    "PairSolver",
-    "PairState",
-    "PairTask",
-    "capacity_points",
-    "check_share",
-    "decompose",
-]
-# the pairs' types live in capacity_points and pair_solver; tests/test_processes.py reaches
-# PairSolver through this module
+__all__ = ["LOGGER", "CapacityDecomposition", "HandedPair", "decompose"]
 
 LOGGER = logging.getLogger(__name__)
 """Each pair as it starts and ends, at INFO (silent unless a caller shows it: the long runs of
 ``partition_tables coexplore`` do)."""
+
+
+@dataclass(frozen=True)
+class HandedPair:
+    """What :attr:`CapacityDecomposition.handed` keeps of a pair's task (not the task: its seeds,
+    inner point and tree may be large, and a long run hands out many).
+
+    Attributes
+    ----------
+    act_bytes, weight_bytes
+        The pair.
+    cutoff
+        Its cutoff when it was handed out.
+    seeds
+        How many subgraphs its column generation starts from (:meth:`CapacityDecomposition._seeds`).
+    inner_bound
+        The bound of the inner point it starts from, or None (none).
+    resumed
+        Whether it resumes the open nodes of an earlier solve's tree.
+    """
+
+    act_bytes: int
+    weight_bytes: int
+    cutoff: float
+    seeds: int
+    inner_bound: float | None
+    resumed: bool
+
+    @classmethod
+    def of(cls, task: PairTask) -> HandedPair:
+        """The record of ``task``."""
+        inner = None if task.inner is None else task.inner.bound
+        return cls(task.act_bytes, task.weight_bytes, task.cutoff, len(task.seeds), inner, task.tree is not None)
 
 
 class CapacityDecomposition:
@@ -247,8 +267,8 @@ class CapacityDecomposition:
         """Whether every fixed-capacity objective is a whole number of bytes."""
         self.log: list[str] = []
         self.solved = 0
-        self.handed: list[PairTask] = []
-        """The pairs' tasks, in the order they were handed out (their cutoff, seeds, inner point, tree)."""
+        self.handed: list[HandedPair] = []
+        """The pairs handed out, in that order: what their tasks were (:class:`HandedPair`)."""
         self.ledger = ledger
         self.generated: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
         """The subgraphs each solved pair's column generation found (:attr:`PairOutcome.generated`)."""
@@ -296,7 +316,7 @@ class CapacityDecomposition:
 
     def _tolerance(self) -> float:
         """Below :math:`U` by less than this, a bound settles a pair: the proof's tolerance
-        (:meth:`~accelsched.formulations.partition.colgen_params.ColumnGenerationParams.proof_tolerance`),
+        (:meth:`~.colgen_params.ColumnGenerationParams.proof_tolerance`),
         as branch-and-price prunes a node."""
         return self.settings.params.colgen.proof_tolerance(self.instance.n_layers, self.upper)
 
@@ -427,7 +447,7 @@ class CapacityDecomposition:
             len(task.reach),  # one cutoff per open pair within it
             len(self.open_points()),
         )
-        self.handed.append(task)
+        self.handed.append(HandedPair.of(task))
         return task
 
     def _seeds(self, point: CapacityPoint) -> tuple[tuple[int, ...], ...]:
@@ -557,6 +577,7 @@ class CapacityDecomposition:
             len(self.open_points()),
             tuple(self.log),
             workers,
+            deadline,
         )
 
     def _run_in_processes(self, deadline: float | None) -> bool:
@@ -665,4 +686,4 @@ def decompose(
     incumbent = None if outcome.incumbent is None else table.assignment(outcome.incumbent)
     deadline = None if limit is None else start + limit
     generated = outcome.incumbent is not None and outcome.incumbent != warm
-    return Prepared(table, incumbent, tuple(notes), deadline, generated)
+    return Prepared(table, incumbent, tuple(notes), deadline, generated, proof_deadline=outcome.deadline)

@@ -129,6 +129,9 @@ class Decomposition:
         settled (or why it stopped open), its best partition, bound and time.
     workers
         Pairs solved at once: 1 when one after another in this process.
+    deadline
+        The :func:`time.perf_counter` value the pairs were solved until
+        (:meth:`~accelsched.formulations.partition.capacity.CapacityDecomposition.run`), or None.
     """
 
     complete: bool
@@ -139,6 +142,7 @@ class Decomposition:
     unsettled: int
     log: tuple[str, ...]
     workers: int = 1
+    deadline: float | None = None
 
 
 def capacity_points(instance: PartitionInstance) -> list[CapacityPoint]:

@@ -128,28 +128,18 @@ from accelsched.formulations.partition.colgen_core import (
     LISTING_LOGGER,
     LOGGER,
     STATS_LOGGER,
-    ColumnGenerationStats,
     GenerationState,
     Outcome,
 )
 from accelsched.formulations.partition.colgen_listing import GapListing
-from accelsched.formulations.partition.colgen_params import ColumnGenerationParams, proof_tolerance
+from accelsched.formulations.partition.colgen_params import ColumnGenerationParams
 from accelsched.formulations.partition.colgen_rounds import PricingRounds
 from accelsched.formulations.partition.colgen_steps import ExactPricing
 from accelsched.formulations.partition.common import Assignment, InnerPoint, VariantTable
 from accelsched.formulations.partition.master import MasterLp
 from accelsched.formulations.partition.rules import PairRule
 
-__all__ = [
-    "LISTING_LOGGER",
-    "LOGGER",
-    "STATS_LOGGER",
-    "ColumnGeneration",
-    "ColumnGenerationParams",
-    "ColumnGenerationStats",
-    "Outcome",
-    "proof_tolerance",
-]
+__all__ = ["LISTING_LOGGER", "LOGGER", "STATS_LOGGER", "ColumnGeneration"]
 
 _DEFAULT_PARAMS = ColumnGenerationParams()
 

@@ -121,7 +121,10 @@ class ColumnGenerationStats:
         Steps whose solve stopped with improving sets before proving its minimum (at ``step_sets``
         sets, or at the deadline).
     listings
-        Listings of the columns below the gap started (each after its integer program).
+        Listings of the columns below the gap started, counted on entry (before the integer program
+        each starts with: one stopped there, by its deadline before a partition was found, counts
+        too). How they ended: ``listings_given_up``, ``listings_completed`` (the others stopped at
+        their deadline).
     listings_given_up
         Listings that gave up, for ``listing_limit`` columns or for time (``listing_share``).
     listings_slow

@@ -52,10 +52,12 @@ class GapListing:
         that time has passed; it then returns None. Before the master is optimal, column
         generation goes on with the columns listed in the master; after, branching may take over
         (:meth:`~.colgen.ColumnGeneration.run`). Each listing is counted in
-        :attr:`~.colgen_core.GenerationState.stats`, and its start is logged at DEBUG
+        :attr:`~.colgen_core.GenerationState.stats` as it starts (before its integer program), and
+        how it ends when it gives up or completes; the start of its listing proper is logged at DEBUG
         (:data:`~.colgen_core.LISTING_LOGGER`)."""
         state, params = self.state, self.state.params
         assert state.inner is not None and state.inner_bound is not None
+        state.count("listings")
         begun = time.perf_counter()
         until = deadline
         if params.listing_integer_s is not None:
@@ -70,7 +72,6 @@ class GapListing:
         integer_s = time.perf_counter() - begun
         state.duals = state.inner
         state.theta = theta = self.gap()
-        state.count("listings")
         LISTING_LOGGER.debug("listing the columns below the gap of %.6g (%d columns)", theta, len(state.table.columns))
         for column in state.table.columns:
             if len(column.members) > 1 and state.reduced_cost(column.members, state.duals) <= theta:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["ColumnGenerationParams", "proof_tolerance"]
+__all__ = ["ColumnGenerationParams"]
 
 
 @dataclass(frozen=True)
@@ -132,14 +132,6 @@ class ColumnGenerationParams:
         return n_layers * self.tolerance(value)
 
 
-def proof_tolerance(n_layers: int, value: float, params: ColumnGenerationParams | None = None) -> float:
-    """:meth:`ColumnGenerationParams.proof_tolerance` of ``params`` (the default parameters when None)."""
-    return (_DEFAULT if params is None else params).proof_tolerance(n_layers, value)
-
-
 def _check(name: str, value: object, valid: bool) -> None:
     if not valid:
         raise ValueError(f"ColumnGenerationParams.{name} is out of range: {value!r}")
-
-
-_DEFAULT = ColumnGenerationParams()

@@ -461,11 +461,16 @@ class Prepared:
         The root column generation's inner point (fixed capacities), or None.
     tree
         The open nodes of its branch-and-price tree when the tree stopped short of the proof
-        (:attr:`Outcome.left <accelsched.formulations.partition.colgen.Outcome>`), or None.
+        (:attr:`Outcome.left <accelsched.formulations.partition.colgen_core.Outcome>`), or None.
     proven_bound
         The best bound proven over every column (fixed capacities), by the root's column
         generation or the branch-and-price tree, or None (neither ran, or neither proved one). It
         may pass a cutoff, past which the final model's bound over :attr:`table` says nothing.
+    proof_deadline
+        The :func:`time.perf_counter` value the capacity decomposition's pairs were solved until
+        (:attr:`Decomposition.deadline
+        <accelsched.formulations.partition.capacity_points.Decomposition>`: all but the final share of
+        the limit), or None (no limit, or no decomposition ran).
     """
 
     table: VariantTable
@@ -476,6 +481,7 @@ class Prepared:
     inner: InnerPoint | None = None
     tree: TreeState | None = None
     proven_bound: float | None = None
+    proof_deadline: float | None = None
 
     @property
     def start_label(self) -> str:

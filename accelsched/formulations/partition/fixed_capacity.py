@@ -13,6 +13,7 @@ for an instance, and the capacity decomposition runs them for each of its pairs.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import time
 from collections.abc import Sequence
@@ -20,7 +21,8 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from accelsched.formulations.partition.branch import BranchAndPrice, tree_note
-from accelsched.formulations.partition.colgen import ColumnGeneration, Outcome
+from accelsched.formulations.partition.colgen import ColumnGeneration
+from accelsched.formulations.partition.colgen_core import Outcome
 from accelsched.formulations.partition.common import (
     Assignment,
     InnerPoint,
@@ -34,7 +36,11 @@ from accelsched.problems.partition import PartitionInstance, PartitionSolution
 from accelsched.problems.partition_columns import ColumnSet, enumerate_columns
 from accelsched.solvers import SolveOptions
 
-__all__ = ["Listing", "list_columns", "master_columns", "prove_fixed"]
+__all__ = ["LOGGER", "Listing", "list_columns", "master_columns", "prove_fixed"]
+
+LOGGER = logging.getLogger(__name__)
+"""A root column generation that stopped unconverged (at its deadline, or by ``root_rounds``) and is
+handed to branch-and-price, at DEBUG (:func:`prove_fixed`)."""
 
 
 @dataclass(frozen=True)
@@ -123,9 +129,9 @@ def prove_fixed(
     incumbent), and its best partition becomes the solvers' start when it beats the warm start.
     When that listing gives up with the master optimal or tailing off, branch-and-price
     (:class:`BranchAndPrice`) takes the same time; so does it when the pricing rounds stop at their
-    deadline with an inner point and a partition (the root is then priced on in the tree). Its
-    proof that the incumbent is optimal completes the table too (the table holds the incumbent's
-    columns).
+    deadline with an inner point and a partition (the root is then priced on in the tree, a DEBUG
+    record of :data:`LOGGER` says so). Its proof that the incumbent is optimal completes the table
+    too (the table holds the incumbent's columns).
 
     ``cutoff``: the objective above which the instance cannot matter (:class:`ColumnGeneration`; a
     pair of the capacity decomposition). ``inner``: an inner point proven for the instance or for a
@@ -178,6 +184,12 @@ def prove_fixed(
         if handover and generation.incumbent is None:  # a stopped root, with no warm start and no listing yet
             generation.incumbent = generation.master.solve_integer(None, proof_deadline)
         if handover and generation.incumbent is not None:
+            if not outcome.converged:
+                LOGGER.debug(
+                    "root stopped unconverged after %d rounds (%s): handed to branch-and-price",
+                    outcome.rounds,
+                    "root_rounds" if stopped_by_rounds else "its deadline",
+                )
             branching = BranchAndPrice(generation, params.branch)
             outcome = proven_by_tree = branching.run(proof_deadline, priced=outcome.converged)
     if proven_by_tree is not None and proven_by_tree.bound is not None:  # its nodes' bounds, past any cutoff

@@ -32,8 +32,7 @@ from accelsched.problems.partition_columns import DEFAULT_BUDGET
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, solve
 
-__all__ = ["METHODS", "PartitionMilp", "solve_milp"]
-# PartitionMilp lives in milp_model (the capacity decomposition's pairs solve it too)
+__all__ = ["METHODS", "solve_milp"]
 
 
 def solve_milp(

@@ -145,15 +145,17 @@ def generated(
     method: str, instance: PartitionInstance, params: ProofParams | None = None, **options: Any
 ) -> Result[PartitionSolution]:
     """Run an exact model through the registry's checked entry point with the small column budget and
-    the proof's parameters ``params`` (the methods' default when None)."""
+    the proof's parameters ``params`` (when None, each method's own default: ``DEFAULT_PROOF`` for the
+    MILP methods, ``WHOLE_TABLES`` for ``cpsat``)."""
     rounds = options.pop("rounds", None)
     warm = options.pop("warm_start", None)
-    chosen = ProofParams() if params is None else params
     if method == "cpsat":
-        solver = partial(solve_cpsat_partition, budget=BUDGET, rounds=rounds, params=chosen)
+        solver = partial(solve_cpsat_partition, budget=BUDGET, rounds=rounds)
     else:
         backend = {"milp-highs": "highs", "milp-cbc": "pulp-cbc", "milp-pyomo": "pyomo-highs"}[method]
-        solver = partial(solve_milp, backend=backend, method=method, budget=BUDGET, rounds=rounds, params=chosen)
+        solver = partial(solve_milp, backend=backend, method=method, budget=BUDGET, rounds=rounds)
+    if params is not None:
+        solver = partial(solver, params=params)
     spec = MethodSpec(method, PROBLEM.name, "exact", solver)
     return run_method(PROBLEM, instance, spec, SolveOptions(**options), warm)
 

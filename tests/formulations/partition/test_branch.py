@@ -16,8 +16,10 @@ import pytest
 
 from accelsched.formulations.partition import branch as partition_branch
 from accelsched.formulations.partition import colgen as partition_colgen
+from accelsched.formulations.partition import fixed_capacity as partition_fixed
 from accelsched.formulations.partition.branch import BranchAndPrice, Node, strong_choice, tree_note
-from accelsched.formulations.partition.colgen import ColumnGeneration, Outcome
+from accelsched.formulations.partition.colgen import ColumnGeneration
+from accelsched.formulations.partition.colgen_core import Outcome
 from accelsched.formulations.partition.colgen_params import ColumnGenerationParams
 from accelsched.formulations.partition.common import InnerPoint, OpenNode, VariantTable
 from accelsched.formulations.partition.master import MasterLp, Probe, RestrictedMaster
@@ -575,13 +577,18 @@ def test_a_root_stopped_before_convergence_is_priced_in_the_tree() -> None:
     assert rooted >= 3, rooted
 
 
-def test_prepare_hands_a_root_stopped_at_its_deadline_to_the_tree() -> None:
+def test_prepare_hands_a_root_stopped_at_its_deadline_to_the_tree(caplog: pytest.LogCaptureFixture) -> None:
     """A root whose rounds stop short of convergence (here after three rounds, ``root_rounds``, with
-    rounds left as at a deadline) is handed to the tree, which proves the optimum. No warm start and
-    no listing: the partition the tree needs comes from the integer program over the master."""
+    rounds left as at a deadline) is handed to the tree, unconverged (the DEBUG record of
+    :data:`~accelsched.formulations.partition.fixed_capacity.LOGGER`), which proves the optimum. No
+    warm start and no listing: the partition the tree needs comes from the integer program over the
+    master."""
     instance = woven(10, 700)  # its root has not converged after three rounds
     best, _ = brute_force(instance)
+    caplog.set_level(logging.DEBUG, logger=partition_fixed.LOGGER.name)
     result = generated("milp-highs", instance, ProofParams(root_rounds=3, colgen=FORCED))
+    handed = [r.getMessage() for r in caplog.records if r.name == partition_fixed.LOGGER.name]
+    assert handed == ["root stopped unconverged after 3 rounds (root_rounds): handed to branch-and-price"]
     assert result.status is Status.OPTIMAL and same(result.objective, best)
     assert "the incumbent proven optimal by branch-and-price" in result.stats.native_status
 

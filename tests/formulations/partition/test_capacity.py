@@ -366,7 +366,8 @@ def test_a_good_incumbent_prunes_pairs_by_their_bounds() -> None:
 
 def test_the_pairs_leave_the_final_share_of_the_limit_to_the_models() -> None:
     """The pairs (as the fixed-capacity proof) run until :meth:`ProofParams.proof_deadline`, all but the
-    final share of the limit; the models' deadline is the whole limit."""
+    final share of the limit (the deadline the decomposition ran to, :attr:`Prepared.proof_deadline`);
+    the models' deadline is the whole limit."""
     start = time.perf_counter()
     params = ProofParams()
     assert params.proof_deadline(start, 400.0) == start + (1 - params.final_share) * 400.0
@@ -374,6 +375,11 @@ def test_the_pairs_leave_the_final_share_of_the_limit_to_the_models() -> None:
     assert params.proof_deadline(start, None) is None
     prepared = prepare(instance_of(0), SolveOptions(time_limit_s=400.0), None, start, ProofSettings(BUDGET))
     assert prepared.table.complete and prepared.deadline == start + 400.0
+    assert prepared.proof_deadline == start + (1 - params.final_share) * 400.0
+    quarter = ProofSettings(BUDGET, params=ProofParams(final_share=0.25))
+    prepared = prepare(instance_of(0), SolveOptions(time_limit_s=400.0), None, start, quarter)
+    assert prepared.proof_deadline == start + 300.0 and prepared.deadline == start + 400.0
+    assert prepare(instance_of(0), SolveOptions(), None, start, ProofSettings(BUDGET)).proof_deadline is None
 
 
 def test_the_cutoff_caps_the_incumbents_objective() -> None:

@@ -21,7 +21,9 @@ import networkx as nx
 import pytest
 
 from accelsched.formulations.partition import colgen as partition_colgen
-from accelsched.formulations.partition.colgen import ColumnGeneration, ColumnGenerationParams, ColumnGenerationStats
+from accelsched.formulations.partition.colgen import ColumnGeneration
+from accelsched.formulations.partition.colgen_core import ColumnGenerationStats
+from accelsched.formulations.partition.colgen_params import ColumnGenerationParams
 from accelsched.formulations.partition.common import VariantTable
 from accelsched.formulations.partition.milp import solve_milp
 from accelsched.formulations.partition.pricing import PricingModel, TrafficTerms
@@ -647,4 +649,4 @@ def test_the_proof_tolerance_is_n_times_the_pricing_tolerance() -> None:
     params = ColumnGenerationParams(pricing_eps=1e-4)
     assert params.proof_tolerance(10, -500.0) == pytest.approx(10 * 1e-4 * 500.0)
     assert params.proof_tolerance(10, 0.5) == pytest.approx(10 * 1e-4)
-    assert partition_colgen.proof_tolerance(10, 500.0) == pytest.approx(10 * 1e-7 * 500.0)
+    assert ColumnGenerationParams().proof_tolerance(10, 500.0) == pytest.approx(10 * 1e-7 * 500.0)

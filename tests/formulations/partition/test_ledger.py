@@ -24,7 +24,7 @@ from accelsched.formulations.partition.cpsat import solve_cpsat_partition
 from accelsched.formulations.partition.fixed_capacity import master_columns
 from accelsched.formulations.partition.ledger import LEDGER_KIND, Ledger, instance_digest, keep_final, open_ledger
 from accelsched.formulations.partition.milp import solve_milp
-from accelsched.formulations.partition.pair_solver import PairOutcome, master_value
+from accelsched.formulations.partition.pair_solver import PairOutcome, PairTask, master_value
 from accelsched.formulations.partition.proof_params import BranchParams, ProofParams, ProofSettings
 from accelsched.formulations.partition.rules import PairRule
 from accelsched.problems.base import MethodSpec
@@ -191,9 +191,19 @@ def test_a_pair_left_open_is_solved_again_from_the_subgraphs_it_generated(tmp_pa
     assert kept, "the stopped pair keeps its generated subgraphs"
     assert all(len(members) > 1 for columns in kept.values() for members in columns)
     again = decomposition(instance, written)
+    tasks: list[PairTask] = []
+    solve = again.solver.solve
+
+    def spy(task: PairTask) -> PairOutcome:  # one pair after another, in this process
+        tasks.append(task)
+        return solve(task)
+
+    again.solver.solve = spy  # type: ignore[method-assign]
     outcome = again.run(None)
     assert reference is not None and outcome.complete and same(outcome.bound, reference)
-    tasks = again.handed
+    assert [(t.act_bytes, t.weight_bytes, len(t.seeds)) for t in tasks] == [
+        (h.act_bytes, h.weight_bytes, h.seeds) for h in again.handed
+    ]
     for task in tasks:
         recorded = set(kept.get((task.act_bytes, task.weight_bytes), ()))
         assert recorded <= set(task.seeds)
@@ -275,7 +285,7 @@ def test_a_pair_left_open_is_solved_again_from_its_inner_point(tmp_path: Path) -
     assert reference is not None and outcome.complete and same(outcome.bound, reference)
     first = resumed.handed[0]  # the later ones may start from inner points of this run
     above = [inner.bound for (a, w), inner in recorded.items() if a >= first.act_bytes and w >= first.weight_bytes]
-    assert first.inner is not None and first.inner.bound == max(above)
+    assert first.inner_bound is not None and first.inner_bound == max(above)
 
 
 def test_a_pair_starts_from_the_inner_points_of_the_pairs_containing_it() -> None:
