@@ -176,11 +176,10 @@ def run_method(
     limit: a hint method is a fast construction) and its solution reaches ``method.run``
     as a :class:`~accelsched.problems.base.Hint`. ``runtime_s`` of the returned result is
     the wall-clock time of both, measured here for every method (methods do not time
-    themselves). Its ``cost`` comes from
-    ``problem.evaluate``; its
-    ``objective`` must equal ``problem.objective`` of that report within 1e-6
-    relative (otherwise :class:`accelsched.problems.result.ObjectiveMismatch` is raised:
-    the method or its formulation has a bug). An infeasible solution raises
+    themselves). Its ``cost`` comes from ``problem.evaluate``; its ``objective`` must
+    equal ``problem.objective`` of that report within 1e-6 relative (otherwise
+    :class:`accelsched.problems.result.ObjectiveMismatch` is raised: the method or its
+    formulation has a bug). An infeasible solution raises
     :class:`accelsched.errors.InfeasibleSolution`. A method that fails with an
     ``InputError`` propagates it; any status without a solution is returned as is.
 
