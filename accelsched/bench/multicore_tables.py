@@ -19,8 +19,8 @@ allocation is searched by ``--method`` (the GA by default) on the multi-core
 presets; on a single-core preset there is one allocation (compute layers on the
 compute core, pooling and element-wise layers on the SIMD core) and ``manual``
 finds it. Per architecture the geometric mean over the workloads of LBL EDP / fused
-EDP is set beside the ranges Stream reports (2.4-4.7x on single-core, 10-19x on
-homogeneous multi-core, 30x on the heterogeneous multi-core).
+EDP is set beside the figures of Stream's arXiv v1 abstract (2.4x on single-core, up to
+30x on the heterogeneous multi-core; none for the homogeneous multi-cores).
 
 *fig12* (Stream's Fig. 12): one workload at fused granularity on the homogeneous
 and the heterogeneous quad-cores, with the latency and the memory priority, the
@@ -53,8 +53,9 @@ __all__ = ["PAPER_RANGES", "archs", "fig12", "main", "render"]
 WORKLOADS = ("resnet18", "mobilenet_v2", "squeezenet", "tiny_yolo", "fsrcnn")
 """Stream's five workloads."""
 
-PAPER_RANGES = {"single": "2.4-4.7x", "homogeneous": "10-19x", "heterogeneous": "30x"}
-"""LBL / fused EDP gains Stream reports per architecture class."""
+PAPER_RANGES = {"single": "2.4x (v1)", "homogeneous": "not printed", "heterogeneous": "up to 30x (v1)"}
+"""LBL / fused EDP gains Stream reports per architecture class: the abstract of arXiv 2212.10612v1 (v2's
+abstract prints "up to 2.2x lower EDP" instead); no homogeneous multi-core figure is printed there."""
 
 
 def _class(accelerator_name: str) -> str:

@@ -5,9 +5,13 @@ A *computation node* is a part of a layer that runs as one unit on one core. At
 ``fused`` granularity every layer of a stack of two or more layers is cut along
 its output rows into CNs of ``rows_per_cn`` rows (the last one may be shorter),
 so that a consumer can start as soon as the rows it reads exist (Stream's
-fine-grained, layer-fused schedule); a layer alone in its stack stays one CN.
-The other loops, and in particular every loop a core unrolls spatially, stay
-inside the CN.
+fine-grained, layer-fused schedule); a layer alone in its stack stays one CN,
+and so does a layer named in ``whole`` (the multicore problem names the layers
+whose weights exceed the weight memory of every core allowed to run them: cut
+into rows, each CN would stream all the weights again; as one CN they cross the
+DRAM port once, as Stream's layer splitting, which cuts such a layer along
+``K`` into parts whose weights fit, also achieves). The other loops, and in
+particular every loop a core unrolls spatially, stay inside the CN.
 
 Dependencies
 ------------
@@ -30,7 +34,7 @@ from __future__ import annotations
 
 import bisect
 import enum
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
@@ -272,6 +276,7 @@ def build_cn_graph(
     rows_per_cn: int = 1,
     stacks: Sequence[Sequence[str]] | None = None,
     index: str = "rtree",
+    whole: Collection[str] = (),
 ) -> CNGraph:
     """Cut ``workload`` into CNs and find their dependencies.
 
@@ -288,6 +293,8 @@ def build_cn_graph(
         At fused granularity, layers alone in their stack are not cut.
     index
         ``rtree`` or ``naive``: how dependencies are found (same result).
+    whole
+        Layers kept as one CN at fused granularity even inside a multi-layer stack.
     """
     if isinstance(rows_per_cn, bool) or not isinstance(rows_per_cn, int) or rows_per_cn < 1:
         raise ValueError(f"rows_per_cn must be an integer >= 1, got {rows_per_cn!r}")
@@ -296,7 +303,7 @@ def build_cn_graph(
     cns: list[CN] = []
     for li, name in enumerate(workload.names):
         layer = workload[name]
-        fused = len(groups[stack_of[name]]) > 1
+        fused = len(groups[stack_of[name]]) > 1 and name not in whole
         for part, rows in enumerate(_parts(layer, granularity, rows_per_cn, fused)):
             height = rows[1] - rows[0]
             shape = layer if height == layer.OY else part_of(layer, OY=height)

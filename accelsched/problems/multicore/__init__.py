@@ -23,7 +23,8 @@ of every activity:
 * every *off-chip access* on the DRAM port: ``input`` (the network-input rows a
   CN of a source layer newly needs), ``weights`` (a layer's weights loaded into
   its core's weight memory; when they do not fit that memory they are streamed
-  in again for every CN), ``output`` (a CN of a sink layer written back),
+  in again for every CN, and at fused granularity such a layer is one CN, see
+  :attr:`MulticoreInstance.whole_layers`), ``output`` (a CN of a sink layer written back),
   ``spill`` (a CN's output written to DRAM because it cannot stay on chip, see
   below) and ``fetch`` (a spilled output read back into a consumer's core, once
   per core; its ``core`` is the destination).

@@ -37,7 +37,6 @@ class Priority(enum.Enum):
         raise ValueError(f"priority must be latency or memory, got {text!r}")
 
 
-
 @dataclass(frozen=True)
 class MulticoreInstance:
     """A Stream scheduling instance (see :mod:`accelsched.problems.multicore`).
@@ -141,9 +140,31 @@ class MulticoreInstance:
         return tuple(c.id for c in self.accelerator.cores_for(kind))
 
     @cached_property
+    def whole_layers(self) -> frozenset[str]:
+        """Layers kept as one CN at fused granularity: their weights exceed the weight memory of every allowed
+        core.
+
+        Cut into rows, such a layer would stream all its weights through the DRAM port once per CN (rule 5 of
+        :mod:`accelsched.problems.multicore`); as one CN it streams them once, the traffic of Stream's layer
+        splitting (``LayerSplittingStage``: a layer whose weights exceed the smallest allowed core's weight
+        memory is cut along ``K`` into parts that fit, each loaded once).
+        """
+        if self.granularity is Granularity.LAYER:
+            return frozenset()
+        out = set()
+        for name in self.workload.names:
+            layer = self.workload[name]
+            if not (layer.kind.has_parameters and layer.weight_bytes > 0):
+                continue
+            smallest = min(self.weight_capacity_bytes(self.accelerator.core(c)) for c in self.cores_for(name))
+            if layer.weight_bytes > smallest:
+                out.add(name)
+        return frozenset(out)
+
+    @cached_property
     def graph(self) -> CNGraph:
-        """The CNs and their dependencies."""
-        return build_cn_graph(self.workload, self.granularity, self.rows_per_cn, self.stacks)
+        """The CNs and their dependencies (layers of :attr:`whole_layers` are one CN each)."""
+        return build_cn_graph(self.workload, self.granularity, self.rows_per_cn, self.stacks, whole=self.whole_layers)
 
     @cached_property
     def cost_cache(self) -> dict[Any, Any]:

@@ -19,40 +19,40 @@ OPTIONS = ("granularity", "rows", "stacks", "priority", "objective", "allowed")
 
 
 def auto_stacks(workload: Workload, accelerator: Accelerator) -> tuple[tuple[str, ...], ...]:
-    """Stream-style layer stacks: fuse while the weights stay on chip.
+    """Stream-style layer stacks: fuse while the resident weights fit the cores' weight memories.
 
-    Stacks are cut only where one tensor crosses (``cut_points`` of the
-    depth-first problem: never inside a residual block or a branch). A segment
-    between two cuts holding a layer whose weights exceed the weight memory of
-    the smallest core able to run it is not fused (each of its layers is a stack
-    of its own, scheduled layer by layer). Other segments are appended to the
-    current stack while the stack's weights fit the summed weight memories of the
-    cores, so that a fused stack need not reload weights.
+    Stacks are cut only where one tensor crosses (``cut_points`` of the depth-first problem: never inside a
+    residual block or a branch). The segments between two cuts are appended to the current stack while the
+    stack's *resident* weights fit the summed weight memories of the cores (Stream's occupation-based layer
+    stacks, ``get_layer_stacks_occupation_based``, which cuts a stack when the constant operands of its layers
+    exceed the cores' capacities). A layer whose weights exceed the weight memory of the smallest core able to
+    run it is fused too, and holds no weights across CNs: it is one CN (see
+    :attr:`~accelsched.problems.multicore.MulticoreInstance.whole_layers`) that streams its weights once, so it
+    counts 0 towards the stack's resident weights.
     """
+
     def capacity(core: Core) -> int:
         return core.top_level("W").total_capacity_bytes if "W" in core.hierarchy else 0
+
+    def resident(name: str) -> int:
+        layer = workload[name]
+        smallest = min((capacity(c) for c in accelerator.cores_for(layer.kind)), default=0)
+        return layer.weight_bytes if layer.weight_bytes <= smallest else 0
 
     total = sum(capacity(c) for c in accelerator.cores)
     names = workload.names
     stacks: list[list[str]] = []
-    weights, begin, open_stack = 0, 0, False
+    weights, begin = 0, 0
     for cut in cut_points(workload):
         segment = list(names[begin : cut + 1])
         begin = cut + 1
-        size = sum(workload[n].weight_bytes for n in segment)
-        too_big = any(
-            workload[n].weight_bytes > min((capacity(c) for c in accelerator.cores_for(workload[n].kind)), default=0)
-            for n in segment
-        )
-        if too_big:
-            stacks += [[n] for n in segment]
-            open_stack = False
-        elif open_stack and weights + size <= total:
+        size = sum(resident(n) for n in segment)
+        if stacks and weights + size <= total:
             stacks[-1] += segment
             weights += size
         else:
             stacks.append(segment)
-            weights, open_stack = size, True
+            weights = size
     return tuple(tuple(s) for s in stacks)
 
 

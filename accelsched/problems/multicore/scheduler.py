@@ -18,11 +18,26 @@ the order they are scheduled). Before it, in this order:
 * the network-input rows it reads are loaded through the DRAM port (earliest
   gap from cycle 0: inputs are prefetched);
 * its layer's weights are loaded into the core's weight memory through the DRAM
-  port unless resident. The weight memory holds layers first in, first out:
-  when the new weights do not fit, the oldest layers are evicted, and the load
-  then waits until the core has finished every CN scheduled on it so far.
-  Weights that do not fit the weight memory at all are streamed in before each
-  CN of their layer.
+  port unless resident. The weight memory holds layers first in, first out
+  (FIFO): when the new weights do not fit, the oldest layers are evicted until
+  they do, the others stay, and an evicted layer is loaded again only when a
+  later CN of it needs it; the load then waits until the core has finished
+  every CN scheduled on it so far. Weights that do not fit the weight memory at
+  all are streamed in before each CN of their layer; at fused granularity such
+  a layer is one CN (:attr:`~accelsched.problems.multicore.MulticoreInstance.whole_layers`),
+  so they cross the DRAM port once.
+
+  Stream's artifact (``MemoryManager.find_best_tensor_combination_to_evict_fast``
+  in ``stream/classes/cost_model/memory_manager.py``) evicts, when a tensor does
+  not fit a core's top memory, the stored tensors of lowest ``priority x size``
+  first, where a tensor's priority is the number of CNs on that core still to
+  use it, and drops a tensor as soon as its priority reaches 0. In a fused
+  schedule, which runs the layers of a stack in topological order, the oldest
+  weights on a core are those of its earliest layer, which has the fewest CNs
+  left: FIFO evicts them first as well. The two differ when an older layer
+  still has more CNs to run than a newer one; FIFO is kept here because it
+  makes the residency of every load an interval that the checker, the CP-SAT
+  model and the enumeration verify (rule 5 of :mod:`accelsched.problems.multicore`).
 
 A CN of a sink layer writes its output back through the DRAM port after it ends;
 so does a CN whose output is spilled (see :mod:`accelsched.problems.multicore`),

@@ -7,6 +7,7 @@ import pytest
 from accelsched.errors import InputError
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost.cn_graph import Granularity
+from accelsched.hardware.cost.layer_cost import layer_cost
 from accelsched.hardware.spec import Bus, Mesh
 from accelsched.heuristics.multicore_manual import METHODS, manual_allocation
 from accelsched.models.builder import NetBuilder
@@ -14,7 +15,16 @@ from accelsched.models.layer import OpKind
 from accelsched.models.random_dag import random_workload
 from accelsched.models.registry import load_workload
 from accelsched.problems.depth_first import cut_points
-from accelsched.problems.multicore import PROBLEM, MulticoreInstance, Priority, auto_stacks, make_instance
+from accelsched.problems.multicore import (
+    PROBLEM,
+    MulticoreInstance,
+    Priority,
+    auto_stacks,
+    cn_cost,
+    evaluate_schedule,
+    list_schedule,
+    make_instance,
+)
 from accelsched.registry import get_method, get_problem, run_method
 from accelsched.solvers import SolveOptions, Status
 from tests.hardware.cost.helpers import multicore
@@ -93,10 +103,25 @@ def test_auto_stacks_partition_the_network_along_the_data_flow(name: str) -> Non
     capacity = sum(c.top_level("W").total_capacity_bytes for c in acc.cores)
     position = {n: i for i, n in enumerate(w.names)}
     for stack in stacks:
-        if len(stack) > 1:  # a fused stack ends at a cut point and its weights fit on chip
+        if len(stack) > 1:  # a fused stack ends at a cut point and its resident weights fit on chip
             assert position[stack[-1]] in cuts
-            assert sum(w[n].weight_bytes for n in stack) <= capacity
+            assert sum(w[n].weight_bytes for n in stack if n not in inst.whole_layers) <= capacity
     assert inst.graph.cns  # builds
+
+
+@pytest.mark.parametrize("preset", ["stream-mc-hetero", "stream-mc-homtpu"])
+def test_auto_stacks_fuse_layers_whose_weights_exceed_a_core(preset: str) -> None:
+    """Stream fuses layers whose weights exceed a core's weight memory (they are one CN streaming their weights
+    once); refusing them left 8 of ResNet-18's 31 layers in multi-layer stacks on the quad-cores."""
+    w = load_workload("resnet18")
+    acc = load_accelerator(preset)
+    stacks = auto_stacks(w, acc)
+    fused = sum(len(s) for s in stacks if len(s) > 1)
+    assert fused >= 0.9 * len(w.names)
+    inst = MulticoreInstance(w, acc, Granularity.FUSED, stacks=stacks)
+    big = {n for n in w.names if w[n].weight_bytes > 65536}
+    assert big and big <= inst.whole_layers  # the 64 KiB weight memories of the quad-core presets
+    assert all(len(inst.graph.by_layer[n]) == 1 for n in big)
 
 
 def test_spilling_only_where_outputs_leave_a_fused_stack() -> None:
@@ -153,3 +178,38 @@ def test_manual_method_through_the_registry(granularity: str) -> None:
     assert result.status is Status.FEASIBLE and result.cost is not None
     assert result.objective == pytest.approx(result.cost.edp)
     assert result.cost.macs == inst.workload.macs
+
+
+def test_one_fused_stack_streams_each_weight_once() -> None:
+    """Forcing ResNet-18 into one fused stack re-streamed the weights of every layer too large for a core once
+    per CN (105 MB of weight loads, EDP 14x that of the automatic stacks); as one CN each, every weight crosses
+    the DRAM port once and the fused EDP stays below the layer-by-layer one."""
+    w = load_workload("resnet18")
+    acc = load_accelerator("stream-mc-homtpu")
+    reports = {}
+    for options in ({"granularity": "layer"}, {"granularity": "fused"}):
+        inst = make_instance(w, acc, options)
+        ev = evaluate_schedule(inst, list_schedule(inst, manual_allocation(inst)))
+        reports[options["granularity"]] = ev.report
+        if options["granularity"] == "fused":
+            loaded = sum(a.nbytes for a in ev.activities if a.kind == "weights")
+            assert loaded == sum(layer.weight_bytes for layer in w)
+    assert reports["fused"].edp < reports["layer"].edp
+
+
+def test_conv1_cost_on_a_tpu_core_is_the_primitive_s_not_the_cn_cut() -> None:
+    """ResNet-18's conv1 (C = 3) takes 3.0x its compute cycles on a C32|K32 core, cut into rows or not: the
+    primitive re-reads a weight from w_l1 for every MAC (1 B weight register per PE, 32 B/cycle w_l1), so the
+    cause is in ``layer_cost``, not in how the CNs are cut or priced."""
+    w = load_workload("resnet18")
+    acc = load_accelerator("stream-mc-homtpu")
+    inst = make_instance(w, acc, {"granularity": "fused", "stacks": "auto"})
+    core = acc.core(0)
+    tops = {op: core.hierarchy[op][-1] for op in ("I", "W", "O")}
+    whole = layer_cost(w["conv1"], core, acc.offchip, tops)
+    cns = inst.graph.by_layer["conv1"]
+    assert len(cns) == w["conv1"].OY
+    summed = sum(cn_cost(inst, k, 0).duration_cycles for k in cns)
+    assert summed == pytest.approx(whole.latency_cycles, rel=1e-6)
+    assert whole.latency_cycles == pytest.approx(3.0 * whole.compute_cycles, rel=1e-6)
+    assert whole.level_read_bytes["w_l1", "W"] == whole.macs
