@@ -6,7 +6,7 @@ Usage::
                                                  [--sizes 6 | --paper] [--repeats 3] [--out FILE.json]
                                                  [--png-prefix PREFIX]
     python -m accelsched.bench.depth_first cases [--hardware defines-meta-proto-df]
-                                                 [--workloads fsrcnn,dmcnn_vd,mccnn,mobilenet_v1,resnet18]
+                                                 [--workloads fsrcnn,dmcnn_vd,mccnn,...]
                                                  [--methods sl,lbl,fixed-df,single,auto,dp] [--time-limit S]
                                                  [--out FILE.json]
     python -m accelsched.bench.depth_first archs [--archs defines-ascend,...] [--workloads ...]
@@ -35,14 +35,16 @@ execution. The paper's reported SL/best ratio is shown next to ours where the
 project's notes give it (:data:`PAPER_SL_OVER_BEST`).
 
 *archs* (DeFiNES case study 3): the ten ``defines-*`` presets (five
-architectures and their depth-first-friendly ``-df`` variants), per architecture
+architectures and their depth-first-friendly ``-df`` variants; the ``-artifact``
+readings of Ascend and TPU only when named in ``--archs``), per architecture
 and workload LBL and the best depth-first schedule (``dp``), each on a fresh
 instance with the primitive cache cleared; per architecture the geometric mean
 over the workloads where both have a solution of LBL/DF energy and LBL/DF
-latency (of the energy-optimal schedule). The paper reports gains of up to 6.0x
-on the DF-friendly variants. A method that hits ``--time-limit`` is kept with its
-status (``TIME_LIMIT_NO_SOLUTION``) and left out of the geometric mean, which
-states over how many workloads it is taken. ``--resume`` reuses the rows already
+latency (of the energy-optimal schedule), and per pair the DF-friendly gain, DF energy
+on ``X`` over DF energy on ``X-df`` (:func:`accelsched.bench.depth_first_render.df_friendly_gains`;
+DeFiNES' 6.0x / 4.3x for TPU-like / Edge-TPU-like is this ratio, not LBL/DF). A method
+that hits ``--time-limit`` is kept with its status (``TIME_LIMIT_NO_SOLUTION``) and
+left out of the geometric mean, which states over how many workloads it is taken. ``--resume`` reuses the rows already
 in ``--out`` (written by the same depth-first code, checked by its fingerprint)
 and runs only the missing (architecture, workload, method) triples, so that a
 workload can be added to a finished run.
@@ -93,11 +95,17 @@ __all__ = [
     "CASE_WORKLOADS",
     "archs",
     "cases",
+    "default_archs",
     "main",
 ]
 
-CASE_WORKLOADS = ("fsrcnn", "dmcnn_vd", "mccnn", "mobilenet_v1", "resnet18")
-"""DeFiNES' five workloads, as named in the zoo."""
+CASE_WORKLOADS = ("fsrcnn", "dmcnn_vd", "mccnn", "mobilenet_v1_defines", "resnet18_defines")
+"""DeFiNES' five workloads at DeFiNES' sizes, as named in the zoo (not the 224x224 ``mobilenet_v1`` / ``resnet18``)."""
+
+
+def default_archs() -> list[str]:
+    """The ten architectures of case study 3: every ``defines-*`` preset but the ``-artifact`` readings."""
+    return [n for n in preset_names() if n.startswith("defines-") and not n.endswith("-artifact")]
 
 CASE_METHODS = ("sl", "lbl", "fixed-df", "single", "auto", "dp")
 """Methods of case study 2, baselines first, the exact reference last."""
@@ -335,7 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = cases(_split(args.workloads), args.hardware, methods, args.time_limit, args.out, args.note)
     else:
         methods = _split(args.methods) if args.methods else list(ARCH_METHODS)
-        names = _split(args.archs) if args.archs else [n for n in preset_names() if n.startswith("defines-")]
+        names = _split(args.archs) if args.archs else default_archs()
         previous: list[dict[str, Any]] = []
         if args.resume and args.out and os.path.exists(args.out):
             with open(args.out, encoding="utf-8") as handle:

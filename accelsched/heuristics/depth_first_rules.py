@@ -1,8 +1,9 @@
 """DeFiNES' automatic fuse-depth rule and the depth-first baselines.
 
-* ``auto``: stacks from the paper's rule (grow a stack while its weights fit the
-  largest on-chip weight memory, never cutting inside a branch), then the grid's
-  best strategy per stack;
+* ``auto``: stacks from the paper's rule (grow a stack by whole branch sets while
+  its weights fit the largest on-chip weight memory; a branch set whose weights
+  alone overflow it is run as one-layer stacks, :func:`auto_stacks`), then the
+  grid's best strategy per stack;
 * ``single``: the same stacks, one strategy for all of them (each stack's tile
   clipped to its output), the best of the grid of the first stack;
 * ``fixed-df``: the same stacks, fully-cached 4 x 72 tiles (clipped);
@@ -44,34 +45,46 @@ def _weight_capacity_bytes(instance: DepthFirstInstance) -> int:
 
 
 def auto_stacks(instance: DepthFirstInstance) -> list[tuple[str, ...]]:
-    """The paper's rule: grow a stack while its weights fit the largest on-chip weight memory.
+    """DeFiNES' fuse-depth rule: whole branch sets grouped while their weights fit the weight memory.
 
-    A stack can only end at a cut point; when adding a layer would overflow the
-    memory, the stack ends at the last cut point reached (or, when there is none
-    since the stack began, at the next one, even if its weights overflow).
+    The layers are cut into *units*, the runs between consecutive cut points
+    (:attr:`DepthFirstInstance.cuts`; a unit holds whole branches). With ``W(u)``
+    a unit's weight bytes and ``M`` the largest on-chip weight memory
+    (:func:`_weight_capacity_bytes`), the units are taken in order:
+
+    * ``W(u) > M``: the unit is broken down completely, every layer its own
+      stack (the stack being grown ends before it);
+    * else, when the stack being grown plus ``W(u)`` exceeds ``M``, that stack
+      ends and a new one begins with ``u``;
+    * else ``u`` joins the stack being grown.
+
+    This is DeFiNES' ``DfStackCutIfWeightsOverflowStage``: a stack's weights
+    always fit ``M`` unless it is a single layer.
     """
     order = instance.order
-    cuts = instance.cuts
     capacity = _weight_capacity_bytes(instance)
+    weights = instance.workload
     stacks: list[tuple[str, ...]] = []
+    current: list[str] = []
+    running = 0
     begin = 0
-    last_cut: int | None = None
-    weights = 0
-    i = 0
-    while i < len(order):
-        weights += instance.workload[order[i]].weight_bytes
-        if weights > capacity and last_cut is not None:
-            stacks.append(order[begin : last_cut + 1])
-            begin, i, weights, last_cut = last_cut + 1, last_cut + 1, 0, None
-            continue
-        if i in cuts:
-            last_cut = i
-            if weights > capacity:
-                stacks.append(order[begin : i + 1])
-                begin, weights, last_cut = i + 1, 0, None
-        i += 1
-    if begin < len(order):
-        stacks.append(order[begin:])
+    for cut in sorted(instance.cuts):
+        unit = order[begin : cut + 1]
+        begin = cut + 1
+        unit_weights = sum(weights[n].weight_bytes for n in unit)
+        if unit_weights > capacity:
+            if current:
+                stacks.append(tuple(current))
+            stacks.extend((n,) for n in unit)
+            current, running = [], 0
+        elif running + unit_weights > capacity:
+            stacks.append(tuple(current))
+            current, running = list(unit), unit_weights
+        else:
+            current.extend(unit)
+            running += unit_weights
+    if current:
+        stacks.append(tuple(current))
     return stacks
 
 

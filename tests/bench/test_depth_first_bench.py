@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from accelsched.bench.depth_first import main
-from accelsched.bench.depth_first_render import PAPER_SL_OVER_BEST
+from accelsched.bench.depth_first import CASE_WORKLOADS, default_archs, main
+from accelsched.bench.depth_first_render import PAPER_SL_OVER_BEST, df_friendly_gains
 from accelsched.bench.depth_first_sweep import halving_sizes
 from accelsched.hardware import load_accelerator
 from accelsched.heuristics.depth_first_rules import single_layer
@@ -129,3 +129,35 @@ def test_render_all_kinds(tiny: str, tmp_path: Path) -> None:
     rows = _load(cases)["rows"]
     best = min(r["energy_pj"] for r in rows)  # without dp the reference is the best method run
     assert all(math.isclose(r["energy_over_ref"], r["energy_pj"] / best) for r in rows)
+
+
+def test_case_workloads_have_defines_sizes() -> None:
+    """DeFiNES' listing (reference/defines/wl.txt): MobileNetV1 32x253x253 first, 3.8 MiB largest; ResNet-18 5.9 MiB."""
+    mib = 1 << 20
+    largest = {n: max(layer.output_bytes for layer in load_workload(n)) for n in CASE_WORKLOADS}
+    assert largest["mobilenet_v1_defines"] == 64 * 251 * 251 and largest["mobilenet_v1_defines"] / mib > 3.8
+    assert largest["resnet18_defines"] == 64 * 311 * 311 and largest["resnet18_defines"] / mib > 5.9
+    mobilenet = load_workload("mobilenet_v1_defines")
+    sides = [(mobilenet[n].OX, mobilenet[n].K * mobilenet[n].G) for n in ("conv0", "conv1_dw", "conv13_pw")]
+    assert sides == [(253, 32), (251, 32), (7, 1024)]
+
+
+def test_case_study_3_runs_the_ten_paper_architectures_with_table_i_sizes() -> None:
+    names = default_archs()
+    assert len(names) == 10 and not any(n.endswith("-artifact") for n in names)
+    for base in ("defines-ascend", "defines-ascend-df"):
+        paper, artifact = load_accelerator(base).cores[0], load_accelerator(f"{base}-artifact").cores[0]
+        for level in ("sram_64KB_I", "sram_64KB_W"):
+            assert paper.memory(level).capacity_bytes == 64 * 1024
+            assert artifact.memory(level).capacity_bytes == 8 * 1024
+    for base in ("defines-tpu", "defines-tpu-df"):
+        assert load_accelerator(base).cores[0].memory("rf_1KB").capacity_bytes == 1024
+        assert load_accelerator(f"{base}-artifact").cores[0].memory("rf_1KB").capacity_bytes == 2
+
+
+def test_df_friendly_gain_is_df_energy_on_default_over_df_variant() -> None:
+    rows = [{"hardware": h, "workload": w, "method": m, "energy_pj": e}
+            for h, w, m, e in [("a", "x", "dp", 8.0), ("a-df", "x", "dp", 2.0), ("a", "y", "dp", 9.0),
+                               ("a-df", "y", "dp", 1.0), ("a", "x", "lbl", 1.0), ("b", "x", "dp", 1.0)]]  # fmt: skip
+    gains = df_friendly_gains({"df_method": "dp", "workloads": ["x", "y"], "rows": rows})
+    assert gains == {"a": pytest.approx(6.0)}

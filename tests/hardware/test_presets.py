@@ -139,12 +139,12 @@ FACTS = [
 DEFINES_PRESETS = {
     "Meta_prototype": "defines-meta-proto",
     "Meta_prototype_DF": "defines-meta-proto-df",
-    "TPU_like": "defines-tpu",
-    "TPU_like_DF": "defines-tpu-df",
+    "TPU_like": "defines-tpu-artifact",
+    "TPU_like_DF": "defines-tpu-df-artifact",
     "Edge_TPU_like": "defines-edge-tpu",
     "Edge_TPU_like_DF": "defines-edge-tpu-df",
-    "Ascend_like": "defines-ascend",
-    "Ascend_like_DF": "defines-ascend-df",
+    "Ascend_like": "defines-ascend-artifact",
+    "Ascend_like_DF": "defines-ascend-df-artifact",
     "Tesla_NPU_like": "defines-tesla-npu",
     "Tesla_NPU_like_DF": "defines-tesla-npu-df",
 }

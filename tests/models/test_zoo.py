@@ -20,7 +20,7 @@ from accelsched.models.zoo import defines, nas, randwire, set_ref, transformer
 EXPECTED_NAMES = {
     "resnet18", "resnet50", "resnet152", "vgg16", "vgg19", "googlenet", "inception_v3", "inception_resnet_v1",
     "mobilenet_v1", "mobilenet_v2", "efficientnet_b0", "squeezenet", "tiny_yolo",
-    "fsrcnn", "dmcnn_vd", "mccnn",
+    "fsrcnn", "dmcnn_vd", "mccnn", "mobilenet_v1_defines", "resnet18_defines",
     "transformer_base", "transformer_large", "gpt2",
     "randwire_a", "randwire_b", "nasnet", "pnasnet", "set-resnet50", "set-darknet19",
 }  # fmt: skip

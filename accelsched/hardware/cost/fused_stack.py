@@ -19,6 +19,10 @@ hierarchy with room left for it, DRAM when none has:
 2. tensors produced earlier in the tile and still waiting for a later consumer
    stay where they were written;
 3. the layer's input (every operand it reads), then its output, then its weights.
+   Weights with a home never go above it: their top is the lowest level below
+   the home with room for them, else the home itself, whose reservation already
+   counts them (they are not added a second time). Without a home, the lowest
+   level with room, DRAM when none has.
 
 Data copies
 -----------
@@ -243,8 +247,11 @@ class _StackModel:
         """Levels of ``operand`` that can hold a whole tile (one instance), innermost first."""
         return [n for n in self.core.hierarchy[operand] if self.core.memory(n).instances == 1]
 
-    def _lowest_fit(self, operand: str, nbytes: float, used: Mapping[str, float]) -> str:
-        for level in self._shared_levels(operand):
+    def _lowest_fit(
+        self, operand: str, nbytes: float, used: Mapping[str, float], levels: Sequence[str] | None = None
+    ) -> str:
+        """The lowest of ``levels`` (default: every shared level of ``operand``) with room for ``nbytes``."""
+        for level in self._shared_levels(operand) if levels is None else levels:
             if used.get(level, 0.0) + nbytes <= self.core.memory(level).capacity_bytes:
                 return level
         return DRAM
@@ -336,10 +343,7 @@ class _StackModel:
             used[top_i] = used.get(top_i, 0.0) + part.input_bytes
             top_o = self._lowest_fit("O", part.output_bytes, used)
             used[top_o] = used.get(top_o, 0.0) + part.output_bytes
-            top_w = DRAM
-            if layer.kind.has_w_operand:
-                top_w = self._lowest_fit("W", part.w_operand_bytes, used)
-                used[top_w] = used.get(top_w, 0.0) + part.w_operand_bytes
+            top_w = self._weight_top(layer, part, home, used)
             peak = max(peak, sum(v for k, v in used.items() if k != DRAM))
             tops[layer.name] = {"I": top_i, "O": top_o, "W": top_w}
             self._inputs(ledger, layer, cx, cy, top_i, cache, written, kept)
@@ -355,6 +359,28 @@ class _StackModel:
             else:
                 live[layer.name] = out_bytes
         return ledger, macs, peak, tops
+
+    def _weight_top(self, layer: Layer, part: Layer, home: str, used: dict[str, float]) -> str:
+        """Top level of a layer-tile's weights; adds them to ``used`` where they are not already reserved.
+
+        When the stack's weights have a home, the layer's own ``weight_bytes`` are
+        already part of the home's reservation: the home is a candidate with those
+        bytes taken out of its use (so it always fits), and a level below it is
+        chosen when the layer's weights fit there besides everything else. Weights
+        never go above their home (``dram`` only for a stack without a home).
+        """
+        if not layer.kind.has_w_operand:
+            return DRAM
+        nbytes = part.w_operand_bytes
+        if home == DRAM:
+            top = self._lowest_fit("W", nbytes, used)
+        else:
+            levels = self._shared_levels("W")
+            top = self._lowest_fit("W", nbytes, used, levels[: levels.index(home)])
+            if top == DRAM:
+                return home
+        used[top] = used.get(top, 0.0) + nbytes
+        return top
 
     def _inputs(
         self,

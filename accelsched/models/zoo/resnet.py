@@ -39,9 +39,11 @@ def _bottleneck(b: NetBuilder, x: Tensor, planes: int, stride: int, name: str) -
     return b.add(y, shortcut, name=f"{name}_add")
 
 
-def _resnet(name: str, blocks: tuple[int, int, int, int], bottleneck: bool, batch: int) -> Workload:
-    """A torchvision ResNet with ``blocks`` residual blocks per stage."""
-    b = NetBuilder(name, 3, 224, 224, batch=batch)
+def _resnet(
+    name: str, blocks: tuple[int, int, int, int], bottleneck: bool, batch: int, size: int = 224
+) -> Workload:
+    """A torchvision ResNet with ``blocks`` residual blocks per stage, on a ``size x size`` input."""
+    b = NetBuilder(name, 3, size, size, batch=batch)
     x = b.conv(b.input, 64, 7, stride=2, pad=3, name="conv1")
     x = b.pool(x, 3, stride=2, pad=1, name="maxpool")
     block = _bottleneck if bottleneck else _basic_block
@@ -54,20 +56,22 @@ def _resnet(name: str, blocks: tuple[int, int, int, int], bottleneck: bool, batc
 
 
 @register("resnet18", "ResNet-18 (torchvision), 224x224", 1.81, "torchvision model table: 1.81 GFLOPS (MACs, conv+fc)")
-def resnet18(batch: int = 1) -> Workload:
+def resnet18(batch: int = 1, size: int = 224) -> Workload:
     """ResNet-18: 20 convolutions (3 projection shortcuts) and the classifier.
 
     Parameters
     ----------
     batch
         Batch size.
+    size
+        Input height and width (224 for the registered ``resnet18``).
 
     Returns
     -------
     Workload
         The network.
     """
-    return _resnet("resnet18", (2, 2, 2, 2), bottleneck=False, batch=batch)
+    return _resnet("resnet18", (2, 2, 2, 2), bottleneck=False, batch=batch, size=size)
 
 
 @register(

@@ -50,3 +50,29 @@ def test_a_shared_cache_does_not_change_the_price() -> None:
     first = price(workload, StackTile(4, 8, True, False), cache)
     assert price(workload, StackTile(4, 8, True, False), cache) == first
     assert price(workload, StackTile(4, 8, True, False)) == first
+
+
+def test_weights_homed_on_chip_are_not_counted_twice_nor_fetched_from_dram_per_tile() -> None:
+    """ResNet-18's layer3_0 block (896 KiB of weights) fits the 1 MiB weight buffer: it is its only home.
+
+    Every layer-tile reads its weights from the home (or a level below it), never from DRAM: the stack's
+    DRAM traffic is its weights once plus its activations in and out, whatever the number of tiles
+    (87.8 MB over the 49 tiles when the home's weights were counted twice, pushing layers to DRAM).
+    """
+    from accelsched.models.registry import load_workload
+
+    workload = load_workload("resnet18")
+    layers = [n for n in workload.names if n.startswith("layer3_0")]
+    accelerator = load_accelerator(META)
+    cost = price_stack(workload, accelerator.cores[0], accelerator.offchip, layers, StackTile(2, 2, True, True), {})
+    weights = sum(workload[n].weight_bytes for n in layers)
+    assert cost.n_tiles == 49
+    assert cost.weight_home == "sram_1MB_W"
+    for tops in cost.tops:
+        for name in layers:
+            if workload[name].kind.has_w_operand:
+                assert tops[name]["W"] != DRAM
+    # the block input is read from DRAM by its two readers (conv1 and downsample), at most once each
+    source = workload[workload[layers[0]].inputs[0]]
+    activations = cost.dram_bytes - weights - workload[layers[-1]].output_bytes
+    assert source.output_bytes <= activations <= 2 * source.output_bytes
