@@ -7,7 +7,16 @@ from dataclasses import dataclass
 
 from accelsched.hardware.spec import Accelerator, Bus, Crossbar, Mesh
 
-__all__ = ["Transfer", "core_to_core", "core_to_dram", "dram_to_core", "mesh_multicast_links"]
+__all__ = [
+    "Transfer",
+    "core_to_core",
+    "core_to_dram",
+    "dram_port_groups",
+    "dram_to_core",
+    "interleaved_dram_ports",
+    "mesh_multicast_links",
+    "mesh_unicast_links",
+]
 
 
 @dataclass(frozen=True)
@@ -93,3 +102,43 @@ def mesh_multicast_links(mesh: Mesh, src: int, dsts: Iterable[int]) -> set[tuple
         for r in range(sr, dr, step):
             links.add(((r, dc), (r + step, dc)))
     return links
+
+
+def mesh_unicast_links(mesh: Mesh, src: int, dst: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Directed links of the XY route from ``src`` to ``dst`` (along the source row, then the column)."""
+    return sorted(mesh_multicast_links(mesh, src, (dst,)))
+
+
+def dram_port_groups(mesh: Mesh) -> tuple[tuple[int, ...], ...]:
+    """The mesh's DRAM attachment points as core ids, grouped as SET's artifact groups its DRAM ports.
+
+    SET's ``main.cpp`` attaches four DRAMs to the two side columns, each to half a
+    column (rows ``0 .. rows/2 - 1`` or the rest); a group here is the attachment points
+    of one column half, ordered by column, then top half first (SET's DRAM order; a
+    mesh with one row gives one group per column); inside a group, in the order of
+    :attr:`Mesh.dram_nodes`.
+    """
+    groups: dict[tuple[int, bool], list[int]] = {}
+    for r, c in mesh.dram_nodes:
+        groups.setdefault((c, r >= (mesh.rows + 1) // 2 if mesh.rows > 1 else False), []).append(r * mesh.cols + c)
+    return tuple(tuple(groups[key]) for key in sorted(groups))
+
+
+def interleaved_dram_ports(mesh: Mesh, core_id: int, n_groups: int) -> tuple[int, ...]:
+    """The DRAM attachment points (core ids) a core's DRAM traffic is interleaved over.
+
+    The ``n_groups`` groups of :func:`dram_port_groups` with the fewest hops from the
+    core on average (ties: the earlier group), SET's group interleaving
+    (``NoC::set_interleave(port_groups, 2)`` in SET's ``main.cpp``); the bytes are spread
+    equally over their ports. ``n_groups`` at least the number of groups is full
+    interleaving.
+    """
+    if n_groups < 1:
+        raise ValueError(f"interleaved_dram_ports: n_groups must be at least 1, got {n_groups}")
+    groups = dram_port_groups(mesh)
+
+    def mean_hops(g: int) -> float:
+        return sum(mesh.hops(core_id, p) for p in groups[g]) / len(groups[g])
+
+    ranked = sorted(range(len(groups)), key=lambda g: (mean_hops(g), g))
+    return tuple(p for g in sorted(ranked[:n_groups]) for p in groups[g])

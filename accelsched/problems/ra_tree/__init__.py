@@ -8,6 +8,8 @@ The problem's modules, by role:
   tiles, an ``E^n D^m`` objective) and its CLI options;
 * :mod:`~accelsched.problems.ra_tree.analysis`: normalized processing times, pipeline
   stages, S-Cut tile allocation and placement, tensor routes;
+* :mod:`~accelsched.problems.ra_tree.buffers`: SET's tile buffer rules;
+* :mod:`~accelsched.problems.ra_tree.traffic`: mesh link loads (unicast / multicast, DRAM ports);
 * :mod:`~accelsched.problems.ra_tree.cost`: the evaluator (energy, latency, traffic,
   tile buffers) built from the shared :mod:`accelsched.hardware.cost` primitives;
 * :mod:`~accelsched.problems.ra_tree.check`: the validity rules;
@@ -30,7 +32,7 @@ from accelsched.problems.ra_tree.analysis import (
     route,
     serpentine_order,
 )
-from accelsched.problems.ra_tree.check import buffer_overflow, check, check_structure
+from accelsched.problems.ra_tree.check import buffer_overflow, check, check_structure, set_ls_tree
 from accelsched.problems.ra_tree.cost import (
     LeafRun,
     RATreeCost,
@@ -41,9 +43,11 @@ from accelsched.problems.ra_tree.cost import (
     evaluate_tree,
     segment_cost,
     tree_objective,
+    tree_usage,
 )
 from accelsched.problems.ra_tree.instance import (
     OPTIONS,
+    NocModel,
     RATreeInstance,
     core_buffer_bytes,
     make_instance,
@@ -71,6 +75,7 @@ __all__ = [
     "CutKind",
     "Leaf",
     "LeafRun",
+    "NocModel",
     "NodeInfo",
     "RANode",
     "RATree",
@@ -96,11 +101,13 @@ __all__ = [
     "segment_cost",
     "sequential_tree",
     "serpentine_order",
+    "set_ls_tree",
     "st_graph",
     "tile_buffer_bytes",
     "timeline",
     "tree_objective",
     "tree_space_size",
+    "tree_usage",
 ]
 
 

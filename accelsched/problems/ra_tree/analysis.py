@@ -6,8 +6,14 @@ Normalized processing time (NPT)
 The NPT of a node estimates its time per sample on one tile, so that the time of a
 node on ``f`` tiles is about ``NPT / f`` per sample:
 
-* leaf: the latency of one sample of the layer on one tile, from the shared
-  per-layer primitive (:func:`accelsched.hardware.cost.layer_cost.layer_cost`);
+* leaf: the MAC-array time of one sample of the layer on one tile
+  (``compute_cycles`` of the shared per-layer primitive
+  :func:`accelsched.hardware.cost.layer_cost.layer_cost`: the MACs over the array
+  with the spatial padding, no memory or DRAM time). This is SET's unit time
+  (``CoreMapper::set_conv_utime`` in SET's artifact: the operations with ``C`` and
+  ``K`` padded to the PE's vector and lane widths, over the tile's MACs) and the time
+  the evaluator gives a leaf run (:attr:`~accelsched.problems.ra_tree.cost.LeafRun.latency_cycles`),
+  so that the allocation balances the time the score uses;
 * T-Cut: the sum of its children's NPTs (they run one after the other);
 * S-Cut with ``n`` sub-batches and ``S`` stages: the sum of its children's NPTs
   times ``(n + S) / n`` (its children share the tiles; the pipeline fills and
@@ -50,11 +56,12 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from accelsched.hardware.cost.layer_cost import layer_cost
-from accelsched.hardware.spec import Mesh
+from accelsched.hardware.spec import Accelerator, Mesh
+from accelsched.models.layer import Layer
 from accelsched.problems.ra_tree.instance import RATreeInstance
 from accelsched.problems.ra_tree.tree import Cut, CutKind, Leaf, RANode, RATree, min_tiles
 
-__all__ = ["NodeInfo", "TreeAnalysis", "analyze", "balance_tiles", "route", "serpentine_order"]
+__all__ = ["NodeInfo", "TreeAnalysis", "analyze", "balance_tiles", "leaf_npt_cycles", "route", "serpentine_order"]
 
 
 @dataclass(frozen=True)
@@ -168,6 +175,16 @@ def balance_tiles(npt: Sequence[float], tiles: int, minimum: Sequence[int] | Non
     return tuple(given)
 
 
+def leaf_npt_cycles(layer: Layer, accelerator: Accelerator) -> float:
+    """A leaf's NPT: the MAC-array cycles of one sample of ``layer`` on one tile (module docstring).
+
+    ``layer`` is at batch 1; the value is the shared primitive's ``compute_cycles``, the
+    same quantity :attr:`~accelsched.problems.ra_tree.cost.LeafRun.latency_cycles` takes
+    the maximum of over a leaf's parts.
+    """
+    return float(layer_cost(layer, accelerator.cores[0], accelerator.offchip).compute_cycles)
+
+
 def analyze(instance: RATreeInstance, tree: RATree, stripe_cols: int | None = None) -> TreeAnalysis:
     """NPTs, stages, allocation and placement of a tree that passed :func:`accelsched.problems.ra_tree.check`.
 
@@ -179,7 +196,7 @@ def analyze(instance: RATreeInstance, tree: RATree, stripe_cols: int | None = No
         raise TypeError("analyze: the accelerator has no mesh")
     acc = instance.accelerator
     single = instance.at_batch(1)
-    leaf_npt = {layer.name: float(layer_cost(layer, acc.cores[0], acc.offchip).latency_cycles) for layer in single}
+    leaf_npt = {layer.name: leaf_npt_cycles(layer, acc) for layer in single}
     preds = {name: set(single.predecessors(name)) for name in single.names}
     timing: dict[str, tuple[float, tuple[int, ...], tuple[str, ...]]] = {}
     _time(tree.root, "root", leaf_npt, preds, timing)
@@ -265,4 +282,3 @@ def route(analysis: TreeAnalysis, producer: str, consumer: str) -> str:
     if lca.node.kind is CutKind.S:
         return "dram" if lca.stages[j] > lca.stages[i] + 1 else "noc"
     return "dram" if j > i + 1 else "noc"
-

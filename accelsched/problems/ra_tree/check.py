@@ -8,9 +8,9 @@ from accelsched.errors import InfeasibleSolution
 from accelsched.models.workload import Workload
 from accelsched.problems.ra_tree.cost import SegmentCost, evaluate_tree
 from accelsched.problems.ra_tree.instance import RATreeInstance, tile_buffer_bytes
-from accelsched.problems.ra_tree.tree import Cut, CutKind, RATree, min_tiles
+from accelsched.problems.ra_tree.tree import Cut, CutKind, Leaf, RATree, min_tiles
 
-__all__ = ["buffer_overflow", "check", "check_structure"]
+__all__ = ["buffer_overflow", "check", "check_structure", "set_ls_tree"]
 
 
 def check(instance: RATreeInstance, tree: RATree) -> None:
@@ -53,7 +53,7 @@ def check_structure(instance: RATreeInstance, tree: RATree) -> None:
 
 
 def _check_buffers(instance: RATreeInstance, tree: RATree) -> None:
-    """Every tile's buffer holds, in every segment, the weights of its parts and the largest working set."""
+    """Every tile's buffer holds, in every segment, every usage SET's buffer rules check."""
     overflow = buffer_overflow(instance, evaluate_tree(instance, tree).segments)
     if overflow:
         raise InfeasibleSolution(overflow)
@@ -66,10 +66,41 @@ def buffer_overflow(instance: RATreeInstance, segments: Sequence[SegmentCost]) -
         for tile, need in segment.tile_buffer_bytes.items():
             if need > capacity:
                 return (
-                    f"{segment.path}: tile {tile} needs {need:.0f} B (the weights of its layers in this segment, "
-                    f"kept for all sub-batches, plus the largest working set), its buffer holds {capacity} B"
+                    f"{segment.path}: tile {tile} needs {need:.0f} B (SET's buffer rules: the inputs and weights "
+                    f"it holds at once), its buffer holds {capacity} B"
                 )
     return ""
+
+
+def set_ls_tree(instance: RATreeInstance) -> RATree:
+    """SET's layer-sequential (LS) baseline, built as SET's artifact builds it (``src/main.cpp``).
+
+    The root T-Cut over the total batch ``B`` has every layer as a leaf, in the
+    workload's order, at the leaf batch ``b = B, B/2, B/4, ...`` (integer halving): the
+    first tree that passes :func:`check` (the root then has ``B / b`` sub-batches, and
+    every layer reads its weights once per sub-batch). For ``b = B`` this is
+    :func:`~accelsched.problems.ra_tree.tree.sequential_tree`.
+
+    Raises
+    ------
+    InfeasibleSolution
+        When no leaf batch passes (SET: "LS finds no valid solution"), with the batch-1 reason.
+    """
+    total = instance.batch
+    batch = total
+    reason = ""
+    while batch > 0:
+        if total % batch == 0:
+            leaves = tuple(Leaf(name, batch) for name in instance.workload.names)
+            tree = RATree(Cut(CutKind.T, total, total // batch, leaves))
+            try:
+                check(instance, tree)
+            except InfeasibleSolution as exc:
+                reason = str(exc)
+            else:
+                return tree
+        batch //= 2
+    raise InfeasibleSolution(f"SET's LS finds no valid tree: {reason}")
 
 
 def _check_batches(path: str, cut: Cut) -> None:
@@ -111,4 +142,3 @@ def _check_tiles(tree: RATree, n_tiles: int) -> None:
     raise InfeasibleSolution(
         f"{path} ({cut.to_text()}): its children need {min_tiles(cut)} disjoint tiles at least, the mesh has {n_tiles}"
     )
-

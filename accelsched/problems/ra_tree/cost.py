@@ -1,14 +1,17 @@
 """The evaluator of RA trees (SET, ISCA'23): energy, latency, DRAM and mesh traffic of an analyzed tree,
-built from the shared primitives of :mod:`accelsched.hardware.cost` (per-layer cost, layer splits,
-mesh multicast) on the analysis of :mod:`accelsched.problems.ra_tree.analysis`.
+built from the shared primitives of :mod:`accelsched.hardware.cost` (per-layer cost, layer parts,
+mesh routes) on the analysis of :mod:`accelsched.problems.ra_tree.analysis`.
 
 *Leaves.* A leaf runs its batch ``b`` on its ``f`` tiles, ``B / b`` times (``B`` the
-total batch). Each run splits the layer into ``f`` near-equal parts along one loop
-(``K``, ``G``, ``OY``, ``OX`` or ``B``; among the splits whose parts fit a tile's
-buffer, the one with the least MAC-array time, then on-chip energy) and costs each
-part on its tile with the shared per-layer primitive; the leaf contributes the parts'
-on-chip energy (MACs and memories) per run, and the MAC-array time of its slowest
-part as the time of a run.
+total batch). Each run splits the layer into at most ``f`` near-equal parts along one
+loop (``K``, ``G``, ``OY``, ``OX`` or ``B``) or, when no such split fits a tile,
+along two (``K`` or ``G`` into ``a`` parts, a pixel or sample loop into ``f / a``, ``a``
+a divisor of ``f``: SET's partitions combine loops). A split fits when every part's
+input and weights fit a tile's buffer (SET's leaf rule); among the fitting splits (all,
+when none fits) the one with the least MAC-array time, then on-chip energy, is taken.
+Each part is costed on its tile with the shared per-layer primitive; the leaf
+contributes the parts' on-chip energy (MACs and memories) per run, and the MAC-array
+time of its slowest part as the time of a run.
 
 *Data flow* (SET's rules, :func:`~accelsched.problems.ra_tree.analysis.route`). The
 children of the root are the *segments*. A tensor between two segments, or one that
@@ -16,48 +19,63 @@ skips a step of its lowest common cut (a T-Cut child that is not the next one, a
 S-Cut child more than one stage later), is written to and read back from DRAM; any
 other tensor goes over the mesh from the producer's tiles to the consumer's. Network
 inputs come from DRAM, network outputs go to it. Weights are read from DRAM once per
-segment and stay on chip for all of its sub-batches.
+run of a segment (the segment runs once per root sub-batch): with one sub-batch they are
+used once (streamed), with more they stay on chip for all of them
+(:mod:`accelsched.problems.ra_tree.buffers`). SET's artifact counts them once per
+schedule even when the root has sub-batches; here a root sub-batch reloads them.
 
-*Mesh traffic.* XY routing; DRAM enters and leaves at the attachment point nearest to
-a tile. A tensor every part needs whole (the input of an output-channel split, the
-weights of a pixel or sample split) is multicast once along an x-spine with
-y-branches (:func:`accelsched.hardware.cost.transfer.mesh_multicast_links`), from the
-first producer tile; otherwise each consumer tile receives an equal slice from the
-producer tile of the same rank. Every link's load is summed per segment.
+*Mesh traffic* (the instance's :class:`~accelsched.problems.ra_tree.instance.NocModel`).
+XY routing. Part ``i`` of a layer receives the share ``x_i`` of a tensor it reads (its
+input bytes over the layer's, 1 for the input of an output-channel split, the slice
+plus halo otherwise; the same for weights), from the producer tile of the same rank
+(``sources[i mod |sources|]``) or from DRAM; a part writes an equal share of an output
+that goes to DRAM. Default, SET's artifact's (``src/main.cpp``): **unicast only**
+(``NoC::unicast_only = true``: a tensor several tiles need whole is sent to each
+separately) and **interleaved DRAM**: a tile's DRAM bytes are spread equally over the
+ports of the two DRAM port groups nearest to it
+(:func:`accelsched.hardware.cost.transfer.interleaved_dram_ports`,
+``NoC::set_interleave(port_groups, 2)``). Options: multicast (a tensor every part needs
+whole goes once along an x-spine with y-branches,
+:func:`accelsched.hardware.cost.transfer.mesh_multicast_links`) and the nearest port
+(``NocModel(dram_groups=0)``). Every link's load is summed per segment.
 
 *Latency.* A leaf: one run; a T-Cut: ``n x`` the sum of its children; an S-Cut:
 ``(n + S) x`` its slowest child; a segment: its tree time times the root's sub-batch
-number (it runs once per root sub-batch and reloads its weights each time), and at
-least its DRAM bytes over the DRAM bandwidth and its busiest link's bytes over the
-link bandwidth; the schedule: the sum of its segments.
+number, and at least its DRAM bytes over the DRAM bandwidth and its busiest link's
+bytes over the link bandwidth; the schedule: the sum of its segments.
 
 *Energy.* On-chip energy of the parts, DRAM bytes x DRAM energy, byte-hops x hop
 energy.
 
-*Buffers.* Per segment and tile, the weights of all parts the tile runs plus the
-largest working set of those parts (:attr:`SegmentCost.tile_buffer_bytes`;
+*Buffers.* Per segment and tile, the largest usage SET's buffer rules check
+(:mod:`accelsched.problems.ra_tree.buffers`: inputs held for the next T-Cut child and
+for every sub-batch, weights resident across a segment's sub-batches or streamed layer
+by layer in a one-sub-batch T-Cut segment; :attr:`SegmentCost.tile_buffer_bytes`;
 :func:`accelsched.problems.ra_tree.check.check` rejects a tree that overflows a tile).
 
-Simplifications, stated: halos of row splits are not counted as extra traffic; the
-time of a leaf ignores its traffic (traffic bounds the segment instead); transfers
-do not overlap or contend inside a segment beyond the busiest-link bound.
+Simplifications, stated: the time of a leaf ignores its traffic (traffic bounds the
+segment instead); transfers do not overlap or contend inside a segment beyond the
+busiest-link bound; the DRAM bound uses the total DRAM bandwidth (SET: the busiest of
+its four DRAMs); the split of a leaf is chosen by time and on-chip energy, not by its
+traffic (SET's layer engine minimizes the layer's cost with its NoC energy).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import itertools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import NamedTuple
 
-from accelsched.hardware.cost.layer_by_layer import split_layer
+from accelsched.hardware.cost.layer_by_layer import part_of
 from accelsched.hardware.cost.layer_cost import LayerCost, layer_cost
 from accelsched.hardware.cost.report import CostReport
-from accelsched.hardware.cost.transfer import mesh_multicast_links
 from accelsched.hardware.spec import Accelerator, Core, Mesh, OffChip
 from accelsched.models.layer import Layer
 from accelsched.problems.ra_tree.analysis import TreeAnalysis, analyze, route, serpentine_order
+from accelsched.problems.ra_tree.buffers import TChain, Usage, leaf_usage, s_cut_usage
 from accelsched.problems.ra_tree.instance import RATreeInstance, core_buffer_bytes, objective
+from accelsched.problems.ra_tree.traffic import Links
 from accelsched.problems.ra_tree.tree import Cut, CutKind, Leaf, RANode, RATree
 
 __all__ = [
@@ -72,6 +90,7 @@ __all__ = [
     "segment_cost",
     "tree_cycles",
     "tree_objective",
+    "tree_usage",
 ]
 
 
@@ -95,6 +114,8 @@ class LeafRun:
         Cost of each part on its tile (from DRAM to DRAM; only its on-chip share is used).
     runs
         How many times the leaf runs: the total batch over the leaf's batch.
+    part_inputs, part_weights
+        Per part: its input activation bytes (both operands of a matmul) and weight bytes.
     """
 
     layer: str
@@ -102,6 +123,15 @@ class LeafRun:
     tiles: tuple[int, ...]
     parts: tuple[LayerCost, ...]
     runs: int
+    part_inputs: tuple[float, ...] = ()
+    part_weights: tuple[float, ...] = ()
+    _whole_input: float = 0.0
+    _whole_weights: float = 0.0
+
+    @property
+    def usage(self) -> Usage:
+        """The leaf's tile buffer usages (:func:`~accelsched.problems.ra_tree.buffers.leaf_usage`)."""
+        return leaf_usage(self.tiles, self.part_inputs, self.part_weights)
 
     @property
     def latency_cycles(self) -> float:
@@ -109,14 +139,18 @@ class LeafRun:
         return float(max(p.compute_cycles for p in self.parts))
 
     @property
-    def replicates_inputs(self) -> bool:
-        """Whether every part reads the whole input (an output-channel split)."""
-        return self.split_dim == "K"
+    def input_fractions(self) -> tuple[float, ...]:
+        """Per part: the share of the layer's input it reads (1 for an output-channel split)."""
+        return _fractions(self.part_inputs, self._whole_input)
 
     @property
-    def replicates_weights(self) -> bool:
-        """Whether every part holds the whole weights (a split along pixels or samples)."""
-        return self.split_dim in ("OY", "OX", "B")
+    def weight_fractions(self) -> tuple[float, ...]:
+        """Per part: the share of the layer's weights it holds (1 for a pixel or sample split)."""
+        return _fractions(self.part_weights, self._whole_weights)
+
+
+def _fractions(values: Sequence[float], whole: float) -> tuple[float, ...]:
+    return tuple(v / whole for v in values) if whole > 0 else (0.0,) * len(values)
 
 
 @dataclass(frozen=True)
@@ -140,8 +174,8 @@ class SegmentCost:
     noc_byte_hops
         Bytes times links moved on the mesh.
     tile_buffer_bytes
-        Per tile used: the weights of all of its parts in the segment (they stay on chip
-        across the sub-batches) plus the largest activation working set of its parts.
+        Per tile used: the largest buffer usage SET's rules check in the segment
+        (:mod:`accelsched.problems.ra_tree.buffers`).
     """
 
     path: str
@@ -190,30 +224,81 @@ def best_run(layer: Layer, tiles: tuple[int, ...], runs: int, core: Core, offchi
     if found is None:
         found = _best_split(layer, len(tiles), core, offchip)
         _SPLITS[key] = found
-    dim, costs = found
-    return LeafRun(layer.name, dim, tiles[: len(costs)], costs, runs)
+    dim, costs, inputs, weights = found
+    whole_in, whole_w = float(layer.activation_input_bytes), float(layer.weight_bytes)
+    return LeafRun(layer.name, dim, tiles[: len(costs)], costs, runs, inputs, weights, whole_in, whole_w)
 
 
-_SPLITS: dict[tuple[object, ...], tuple[str, tuple[LayerCost, ...]]] = {}
+_Split = tuple[str, tuple[LayerCost, ...], tuple[float, ...], tuple[float, ...]]
+_SPLITS: dict[tuple[object, ...], _Split] = {}
 
 
-def _best_split(layer: Layer, n_tiles: int, core: Core, offchip: OffChip) -> tuple[str, tuple[LayerCost, ...]]:
+def _best_split(layer: Layer, n_tiles: int, core: Core, offchip: OffChip) -> _Split:
+    """The best one-loop split (or none); when none fits a tile, the best fitting two-loop split if one does.
+
+    Two-loop splits cut ``K`` (or ``G``) into ``a`` parts times a pixel or sample loop into
+    ``n / a`` (``a`` a divisor of ``n``), as SET's partitions combine loops.
+    """
+    capacity = core_buffer_bytes(core)
     options: list[tuple[str, list[Layer]]] = [("", [layer])]
     if n_tiles > 1:
-        options += [(d, split_layer(layer, d, n_tiles)) for d in SPLIT_DIMS if _splittable(layer, d)]
-    capacity = core_buffer_bytes(core)
-    best: tuple[tuple[bool, float, float], str, tuple[LayerCost, ...]] | None = None
+        options += [(d, _split(layer, ((d, n_tiles),))) for d in SPLIT_DIMS if _splittable(layer, d)]
+    best = _best_of(options, core, offchip, capacity)
+    if best[0][0] and n_tiles > 1:
+        two = []
+        for outer in (d for d in ("K", "G") if _splittable(layer, d)):
+            for inner in (d for d in ("OY", "OX", "B") if _splittable(layer, d)):
+                for a in (a for a in range(2, n_tiles // 2 + 1) if n_tiles % a == 0):
+                    parts = _split(layer, ((outer, a), (inner, n_tiles // a)))
+                    if not _overflows(parts, capacity):
+                        two.append((f"{outer}*{inner}", parts))
+        if two:
+            best = _best_of(two, core, offchip, capacity)
+    parts = best[3]
+    inputs = tuple(float(p.activation_input_bytes) for p in parts)
+    return best[1], best[2], inputs, tuple(float(p.weight_bytes) for p in parts)
+
+
+def _overflows(parts: Sequence[Layer], capacity: int) -> bool:
+    """Whether a part's input and weights exceed a tile's buffer (SET's leaf rule)."""
+    return any(p.weight_bytes + p.activation_input_bytes > capacity for p in parts)
+
+
+def _best_of(
+    options: Sequence[tuple[str, list[Layer]]], core: Core, offchip: OffChip, capacity: int
+) -> tuple[tuple[bool, float, float], str, tuple[LayerCost, ...], list[Layer]]:
+    """The option that fits, then has the least MAC-array time, then on-chip energy."""
+    known: dict[int, LayerCost] = {}
+    best: tuple[tuple[bool, float, float], str, tuple[LayerCost, ...], list[Layer]] | None = None
     for dim, parts in options:
-        costs = tuple(layer_cost(p, core, offchip) for p in parts)
-        overflows = any(
-            p.weight_bytes + c.footprint_bytes.get("I", 0.0) + c.footprint_bytes.get("O", 0.0) > capacity
-            for p, c in zip(parts, costs, strict=True)
-        )
-        key = (overflows, float(max(c.compute_cycles for c in costs)), sum(c.on_chip_energy_pj for c in costs))
+        costs = tuple(known.get(id(p)) or known.setdefault(id(p), layer_cost(p, core, offchip)) for p in parts)
+        key = (_overflows(parts, capacity), float(max(c.compute_cycles for c in costs)),
+               sum(c.on_chip_energy_pj for c in costs))  # fmt: skip
         if best is None or key < best[0]:
-            best = (key, dim, costs)
+            best = (key, dim, costs, parts)
     assert best is not None
-    return best[1], best[2]
+    return best
+
+
+def _near_equal(size: int, n: int) -> list[int]:
+    base, extra = divmod(size, min(n, size))
+    return [base + (1 if i < extra else 0) for i in range(min(n, size))]
+
+
+def _split(layer: Layer, cuts: Sequence[tuple[str, int]]) -> list[Layer]:
+    """``layer`` in near-equal parts: ``n`` along each ``(dim, n)`` of ``cuts``, outer first (at most the product).
+
+    The parts of equal shape are one object (at most two distinct sizes per loop), so that they are costed once;
+    they are those of :func:`~accelsched.hardware.cost.layer_by_layer.split_layer` for one cut.
+    """
+    shapes: dict[tuple[int, ...], Layer] = {}
+    parts: list[Layer] = []
+    for sizes in itertools.product(*(_near_equal(getattr(layer, dim), n) for dim, n in cuts)):
+        if sizes not in shapes:
+            changes = {dim: v for (dim, _), v in zip(cuts, sizes, strict=True) if v < getattr(layer, dim)}
+            shapes[sizes] = part_of(layer, **changes) if changes else layer
+        parts.append(shapes[sizes])
+    return parts
 
 
 def _splittable(layer: Layer, dim: str) -> bool:
@@ -222,45 +307,6 @@ def _splittable(layer: Layer, dim: str) -> bool:
     if dim == "G":
         return layer.G > 1
     return bool(getattr(layer, dim) > 1)
-
-
-class _Links:
-    """Bytes per directed mesh link, and byte-hops."""
-
-    def __init__(self, mesh: Mesh, nearest_dram: Sequence[int]) -> None:
-        self.mesh = mesh
-        self.nearest_dram = nearest_dram
-        self.load: dict[tuple[tuple[int, int], tuple[int, int]], float] = {}
-        self.byte_hops = 0.0
-
-    def add(self, links: Iterable[tuple[tuple[int, int], tuple[int, int]]], nbytes: float) -> None:
-        for link in links:
-            self.load[link] = self.load.get(link, 0.0) + nbytes
-            self.byte_hops += nbytes
-
-    def unicast(self, src: int, dst: int, nbytes: float) -> None:
-        self.add(_tree_links(self.mesh, src, (dst,)), nbytes)
-
-    def multicast(self, src: int, dsts: Sequence[int], nbytes: float) -> None:
-        self.add(_tree_links(self.mesh, src, tuple(dsts)), nbytes)
-
-    def dram_node(self, core_id: int) -> int:
-        """The core id at the DRAM attachment point nearest to ``core_id``."""
-        return self.nearest_dram[core_id]
-
-    def deliver(self, sources: Sequence[int], dsts: Sequence[int], nbytes: float, replicate: bool) -> None:
-        """``nbytes`` from ``sources`` (evenly spread) to ``dsts``: the whole of it to every one, or a slice each.
-
-        A replicated tensor is multicast once from the first source (the tree is the
-        same shape from any source); slices go from ``sources[i mod |sources|]`` to
-        ``dsts[i]``.
-        """
-        if replicate:
-            self.multicast(sources[0], dsts, nbytes)
-            return
-        share = nbytes / len(dsts)
-        for i, dst in enumerate(dsts):
-            self.unicast(sources[i % len(sources)], dst, share)
 
 
 def evaluate_tree(instance: RATreeInstance, tree: RATree, stripe_cols: int | None = None) -> RATreeCost:
@@ -288,12 +334,11 @@ def evaluate_tree(instance: RATreeInstance, tree: RATree, stripe_cols: int | Non
             flow.preds[c].append(p)
         if p in flow.succs:
             flow.succs[p].append(c)
-    nearest = _nearest_dram(mesh)
     segments = []
     for k, child in enumerate(tree.root.children):
         path = f"root/{k}"
         layers = analysis.nodes[path].layers
-        links = _Links(mesh, nearest)
+        links = Links(mesh, instance.noc)
         segments.append(
             _segment(path, child, layers, runs, flow, single, total, tree.root.subbatches, links, offchip, analysis)
         )
@@ -311,16 +356,12 @@ class _Flow(NamedTuple):
 
 @dataclass
 class _Share:
-    """What some layers of a segment add to its cost: DRAM bytes, on-chip energy, tile buffers, NoC (``links``)."""
+    """What some layers of a segment add to its cost: DRAM bytes, on-chip energy, NoC (``links``)."""
 
-    links: _Links
+    links: Links
     read: float = 0.0
     written: float = 0.0
     onchip_pj: dict[str, float] = field(default_factory=dict)
-    weight_bytes: dict[int, float] = field(default_factory=dict)
-    """Per tile: weights of the layers' parts (they stay on chip across the segment's sub-batches)."""
-    working_set: dict[int, float] = field(default_factory=dict)
-    """Per tile: the largest activation working set of the layers' parts."""
 
     def add(self, other: _Share) -> None:
         """Add ``other``'s layers (their link loads too)."""
@@ -328,10 +369,6 @@ class _Share:
         self.written += other.written
         for key, value in other.onchip_pj.items():
             self.onchip_pj[key] = self.onchip_pj.get(key, 0.0) + value
-        for tile, value in other.weight_bytes.items():
-            self.weight_bytes[tile] = self.weight_bytes.get(tile, 0.0) + value
-        for tile, value in other.working_set.items():
-            self.working_set[tile] = max(self.working_set.get(tile, 0.0), value)
         for link, value in other.links.load.items():
             self.links.load[link] = self.links.load.get(link, 0.0) + value
         self.links.byte_hops += other.links.byte_hops
@@ -340,47 +377,41 @@ class _Share:
 def _layer_share(
     name: str, runs: dict[str, LeafRun], flow: _Flow, single: dict[str, Layer], total: int, repeats: int, share: _Share
 ) -> None:
-    """Add one layer of a segment to ``share``: its parts' buffers and on-chip energy, its weights, inputs
+    """Add one layer of a segment to ``share``: its parts' on-chip energy, its weights, inputs
     and outputs through DRAM or the NoC as ``flow`` routes them (a consumer missing from ``flow.routes`` is
     outside the segment: the output goes to DRAM)."""
     links = share.links
     run = runs[name]
-    replicated = 1.0 if run.replicates_weights else 1.0 / len(run.parts)
-    for tile, part in zip(run.tiles, run.parts, strict=True):
-        share.weight_bytes[tile] = share.weight_bytes.get(tile, 0.0) + single[name].weight_bytes * replicated
-        acts = part.footprint_bytes.get("I", 0.0) + part.footprint_bytes.get("O", 0.0)
-        share.working_set[tile] = max(share.working_set.get(tile, 0.0), acts)
     for part in run.parts:  # on-chip energy only: the segment accounts for DRAM itself
         for key, value in part.energy_breakdown_pj.items():
             if key != "dram":
                 share.onchip_pj[key] = share.onchip_pj.get(key, 0.0) + run.runs * value
     layer = single[name]
-    weights = float(layer.weight_bytes) * repeats  # weights stay on chip across the segment's sub-batches
+    weights = float(layer.weight_bytes) * repeats  # read once per segment run: reused or streamed
     if weights:
         share.read += weights
-        links.deliver([links.dram_node(run.tiles[0])], run.tiles, weights, run.replicates_weights)
+        links.from_dram(run.tiles, weights, run.weight_fractions)
     producers = flow.preds[name]
     if not producers:  # a network input
         nbytes = float(layer.input_bytes) * total
         share.read += nbytes
-        links.deliver([links.dram_node(run.tiles[0])], run.tiles, nbytes, run.replicates_inputs)
+        links.from_dram(run.tiles, nbytes, run.input_fractions)
     for producer in producers:
         nbytes = float(single[producer].output_bytes) * total
         if flow.routes[producer, name] == "noc":
-            links.deliver(runs[producer].tiles, run.tiles, nbytes, run.replicates_inputs)
+            links.deliver(runs[producer].tiles, run.tiles, nbytes, run.input_fractions)
         else:
             share.read += nbytes
-            links.deliver([links.dram_node(run.tiles[0])], run.tiles, nbytes, run.replicates_inputs)
+            links.from_dram(run.tiles, nbytes, run.input_fractions)
     consumers = flow.succs[name]
     if not consumers or any(flow.routes.get((name, c), "dram") == "dram" for c in consumers):
         nbytes = float(layer.output_bytes) * total
         share.written += nbytes
-        for tile in run.tiles:
-            links.unicast(tile, links.dram_node(tile), nbytes / len(run.tiles))
+        links.to_dram(run.tiles, nbytes)
 
 
-def _segment_of(path: str, share: _Share, tree_time: float, offchip: OffChip) -> SegmentCost:
-    """A segment's cost from its layers' share and its tree time."""
+def _segment_of(path: str, share: _Share, tree_time: float, offchip: OffChip, buffers: Usage) -> SegmentCost:
+    """A segment's cost from its layers' share, its tree time and its buffer usages."""
     links = share.links
     mesh = links.mesh
     breakdown = dict(share.onchip_pj)
@@ -389,8 +420,8 @@ def _segment_of(path: str, share: _Share, tree_time: float, offchip: OffChip) ->
     busiest = max(links.load.values(), default=0.0)
     dram = share.read + share.written
     latency = max(tree_time, dram / offchip.bandwidth_bytes_per_cycle, busiest / mesh.link_bandwidth_bytes_per_cycle)
-    buffers = {tile: share.weight_bytes[tile] + share.working_set[tile] for tile in sorted(share.weight_bytes)}
-    return SegmentCost(path, tree_time, dram, busiest, latency, breakdown, links.byte_hops, buffers)
+    need = {tile: buffers.need[tile] for tile in sorted(buffers.need)}
+    return SegmentCost(path, tree_time, dram, busiest, latency, breakdown, links.byte_hops, need)
 
 
 def _segment(
@@ -402,7 +433,7 @@ def _segment(
     single: dict[str, Layer],
     total: int,
     repeats: int,
-    links: _Links,
+    links: Links,
     offchip: OffChip,
     analysis: TreeAnalysis,
 ) -> SegmentCost:
@@ -414,7 +445,8 @@ def _segment(
     share = _Share(links)
     for name in layers:  # an edge leaving the segment is routed through DRAM (their common ancestor is the root)
         _layer_share(name, runs, flow, single, total, repeats, share)
-    return _segment_of(path, share, repeats * tree_cycles(node, path, runs, analysis), offchip)
+    buffers = tree_usage(node, runs, segment=True)
+    return _segment_of(path, share, repeats * tree_cycles(node, path, runs, analysis), offchip, buffers)
 
 
 def segment_cost(instance: RATreeInstance, segment: RANode, stripe_cols: int | None = None) -> SegmentCost:
@@ -473,7 +505,7 @@ class TCutSegments:
         for p, c in instance.workload.edges:
             self.preds[c].append(p)
             self.succs[p].append(c)
-        self.nearest = _nearest_dram(mesh)
+        self.noc = instance.noc
         self._shares: dict[tuple[int, bool, bool], _Share] = {}
 
     def _share(self, k: int, after_previous: bool, before_next: bool) -> _Share:
@@ -486,42 +518,44 @@ class TCutSegments:
                 routes[p, name] = "noc" if after_previous and self.position[p] == k - 1 else "dram"
             for c in self.succs[name]:
                 routes[name, c] = "noc" if before_next and self.position[c] == k + 1 else "dram"
-            share = _Share(_Links(self.mesh, self.nearest))
+            share = _Share(Links(self.mesh, self.noc))
             _layer_share(name, self.runs, _Flow(routes, self.preds, self.succs), self.single, self.total, 1, share)
             self._shares[key] = share
         return self._shares[key]
 
     def grow(self, start: int) -> Iterator[tuple[int, SegmentCost]]:
         """``(end, cost)`` of the segments over layers ``start .. end - 1``, for ``end = start + 2, ...``."""
-        base = _Share(_Links(self.mesh, self.nearest))
+        base = _Share(Links(self.mesh, self.noc))
         cycles = 0.0
+        chain = TChain(self.subbatches, segment=True)
+        chain.add(self.runs[self.order[start]].usage)
         for end in range(start + 2, len(self.order) + 1):
             settled = end - 2
             base.add(self._share(settled, settled > start, True))
             cycles += self.runs[self.order[settled]].latency_cycles
             last = end - 1
-            share = _Share(_Links(self.mesh, self.nearest))
+            share = _Share(Links(self.mesh, self.noc))
             share.add(base)
             share.add(self._share(last, True, False))
             tree_time = self.subbatches * (cycles + self.runs[self.order[last]].latency_cycles)
-            yield end, _segment_of("root/0", share, tree_time, self.offchip)
+            chain.add(self.runs[self.order[last]].usage)
+            yield end, _segment_of("root/0", share, tree_time, self.offchip, chain.usage())
 
 
-@cache
-def _tree_links(mesh: Mesh, src: int, dsts: tuple[int, ...]) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
-    """The XY multicast tree's links from ``src`` to ``dsts`` (one path for one destination), computed once."""
-    return tuple(mesh_multicast_links(mesh, src, dsts))
+def tree_usage(node: RANode, runs: dict[str, LeafRun], segment: bool) -> Usage:
+    """A node's tile buffer usages by SET's rules (:mod:`accelsched.problems.ra_tree.buffers`).
 
-
-@cache
-def _nearest_dram(mesh: Mesh) -> tuple[int, ...]:
-    """For every tile, the core id at its nearest DRAM attachment point (computed once per mesh)."""
-    out = []
-    for tile in range(mesh.rows * mesh.cols):
-        r, c = mesh.position(tile)
-        dr, dc = min(mesh.dram_nodes, key=lambda node: abs(node[0] - r) + abs(node[1] - c))
-        out.append(dr * mesh.cols + dc)
-    return tuple(out)
+    ``segment``: whether the node is a child of the root.
+    """
+    if isinstance(node, Leaf):
+        return runs[node.layer].usage
+    children = (tree_usage(child, runs, segment=False) for child in node.children)
+    if node.kind is CutKind.S:
+        return s_cut_usage(children, node.subbatches, segment)
+    chain = TChain(node.subbatches, segment)
+    for child in children:
+        chain.add(child)
+    return chain.usage()
 
 
 def tree_cycles(node: RANode, path: str, runs: dict[str, LeafRun], analysis: TreeAnalysis) -> float:
@@ -552,8 +586,6 @@ def _report(segments: Sequence[SegmentCost], runs: dict[str, LeafRun], acc: Acce
         macs=macs,
         energy_breakdown_pj=breakdown,
     )
-
-
 
 
 def evaluate(instance: RATreeInstance, tree: RATree) -> CostReport:

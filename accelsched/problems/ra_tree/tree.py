@@ -184,6 +184,7 @@ class RATree:
         """Parse the text form; see :func:`parse_tree`."""
         return parse_tree(text)
 
+
 def min_tiles(node: RANode) -> int:
     """Fewest tiles a node can run on: 1 for a leaf, the sum over an S-Cut's children, the max over a T-Cut's."""
     if isinstance(node, Leaf):
@@ -357,5 +358,3 @@ def tree_space_size(n_leaves: int) -> int:
         # sequences of >= 2 trees over n leaves: a first tree over j < n leaves, then >= 1 trees
         a.append(2 * sum(a[j] * forests[n - j] for j in range(1, n)))
     return a[n_leaves]
-
-

@@ -15,6 +15,7 @@ from accelsched.problems.ra_tree import (
     RATreeInstance,
     analyze,
     balance_tiles,
+    best_run,
     check,
     evaluate_tree,
     parse_tree,
@@ -92,7 +93,7 @@ def test_diamond_tree_by_hand() -> None:
     check(instance, tree)
     info = analyze(instance, tree)
     single = workload.with_batch(1)
-    npt = {layer.name: layer_cost(layer, acc.cores[0], acc.offchip).latency_cycles for layer in single}
+    npt = {layer.name: layer_cost(layer, acc.cores[0], acc.offchip).compute_cycles for layer in single}
     s_cut = info.nodes["root/1"]
     assert s_cut.stages == (0, 0, 1)  # b and c read a (outside the cut), d reads both
     assert s_cut.npt_cycles == pytest.approx((npt["b"] + npt["c"] + npt["d"]) * (4 + 1) / 4)
@@ -135,3 +136,16 @@ def test_routes_follow_sets_rules() -> None:
     piped = evaluate_tree(edge_instance(workload), parse_tree(TEXT)).routes
     # different children of the root: DRAM; consecutive pipeline stages: mesh
     assert piped == {("a", "b"): "dram", ("a", "c"): "dram", ("b", "d"): "noc", ("c", "d"): "noc"}
+
+
+def test_a_leaf_npt_is_the_time_the_evaluator_gives_its_run_on_one_tile() -> None:
+    """SET's unit time is compute only; a roofline NPT (with DRAM time) made fc 62.6x its run's time."""
+    workload = load_workload("set-resnet50")
+    acc = load_accelerator("set-edge-4x4")
+    info = analyze(RATreeInstance(workload, acc), sequential_tree(workload))
+    core, offchip = acc.cores[0], acc.offchip
+    for layer in workload.with_batch(1):
+        one_tile = best_run(layer, (0,), 1, core, offchip)
+        assert info.leaf(layer.name).npt_cycles == pytest.approx(one_tile.latency_cycles), layer.name
+    fc = layer_cost(workload.with_batch(1)["fc"], core, offchip)
+    assert info.leaf("fc").npt_cycles == fc.compute_cycles < fc.latency_cycles / 10
