@@ -8,7 +8,9 @@ Usage::
 The schedule comes from :func:`accelsched.registry.run_method` (checked and
 re-evaluated). Each atom is a box on its engine from the time the round
 evaluator (:func:`accelsched.problems.atomic.cost.simulate`) starts it to its end,
-coloured by layer, its load and store hatched; dashed lines mark the round
+coloured by layer, hatched before it for its NoC load and after it for the part of
+its HBM transfers the computation does not hide (they are double-buffered under
+it); dashed lines mark the round
 boundaries, so the idle tail of each engine in a round (the synchronisation cost
 that atom sizing minimizes) is visible.
 """

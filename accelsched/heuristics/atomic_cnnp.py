@@ -1,6 +1,14 @@
 """CNN-partition baseline of the atomic problem (method ``cnn-p``): clusters of engines per layer segment,
 segments pipelined over samples (after Shen et al., ISCA'17, as compared by Atomic Dataflow).
 
+Off-chip feature maps
+    As in the paper's CNN-P, every cluster reads its input feature maps from HBM and writes
+    its output feature maps to HBM: every atom whose output another layer reads is written
+    back (:func:`ofmap_atoms`; partial sums of one output block stay on their engine).
+Batch 1
+    With one sample there is nothing to pipeline, and the paper's CNN-P uses the
+    layer-sequential mapping (:func:`accelsched.heuristics.atomic_ls.ls_schedule`), with
+    the feature maps off chip as above.
 Configuration
     ``k`` clusters: the layers, in workload order, cut into ``k`` contiguous
     segments of balanced work (each layer's cycles on one engine;
@@ -17,7 +25,7 @@ Pipeline
     engine runs one weight block for the whole mini-batch before the next). A step is one round: each engine runs
     its atoms in that order and an atom waits for its producers of the same step,
     so the clusters work concurrently and the step ends with the slowest cluster.
-Search
+Search (batches of 2 or more)
     ``k`` in {2, 4, 8} (at most the layers and the engines) and ``b`` in {1, 4}
     (4 only for batches of at least 8), each configuration placed, given Algorithm 3's
     write-backs and priced by the round evaluator; the best objective wins. The
@@ -30,6 +38,7 @@ import math
 import time
 from dataclasses import dataclass
 
+from accelsched.heuristics.atomic_ls import ls_schedule
 from accelsched.heuristics.atomic_regions import allocate, balanced_segments, layer_table, regions
 from accelsched.heuristics.atomic_search import search_result, search_schedules
 from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, evict, serpentine, split_size
@@ -37,7 +46,7 @@ from accelsched.problems.base import MethodSpec
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, Status
 
-__all__ = ["METHODS", "CnnpConfig", "cnnp_configs", "cnnp_schedule", "solve_cnnp"]
+__all__ = ["METHODS", "CnnpConfig", "cnnp_configs", "cnnp_schedule", "ofmap_atoms", "solve_cnnp"]
 
 
 @dataclass(frozen=True)
@@ -83,7 +92,8 @@ def cnnp_configs(instance: AtomicInstance) -> list[CnnpConfig]:
 
 
 def cnnp_schedule(instance: AtomicInstance, config: CnnpConfig) -> RoundSchedule:
-    """The pipelined schedule of ``config`` (module docstring), placed, before write-backs."""
+    """The pipelined schedule of ``config`` (module docstring), placed, its feature maps written back (before
+    Algorithm 3's write-backs)."""
     workload, acc = instance.workload, instance.accelerator
     assert workload is not None and acc is not None
     layers = list(workload)
@@ -107,7 +117,19 @@ def cnnp_schedule(instance: AtomicInstance, config: CnnpConfig) -> RoundSchedule
             for i in segment:
                 members += _place_layer(dag, layers[i].name, samples, cluster, placed)
         rounds.append(tuple(members))
-    return RoundSchedule(tuple(rounds), tuple(placed), frozenset(), probe.sizes)
+    return RoundSchedule(tuple(rounds), tuple(placed), ofmap_atoms(dag), probe.sizes)
+
+
+def ofmap_atoms(dag: AtomDag) -> frozenset[int]:
+    """The atoms whose output an atom of another layer reads: their output feature maps go to HBM."""
+    atoms = dag.atoms
+    return frozenset(a for a, b, _ in dag.edge_array.tolist() if atoms[a].layer != atoms[b].layer)
+
+
+def batch_one_schedule(instance: AtomicInstance) -> RoundSchedule:
+    """CNN-P at batch 1: the layer-sequential mapping with every feature map off chip (module docstring)."""
+    schedule = ls_schedule(instance)
+    return RoundSchedule(schedule.rounds, schedule.engines, ofmap_atoms(instance.dag_for(schedule)), schedule.sizes)
 
 
 def _place_layer(dag: AtomDag, layer: str, samples: range, cluster: list[int], placed: list[int]) -> list[int]:
@@ -126,15 +148,30 @@ def _place_layer(dag: AtomDag, layer: str, samples: range, cluster: list[int], p
 
 
 def solve_cnnp(instance: AtomicInstance, options: SolveOptions, warm_start: object = None) -> Result[RoundSchedule]:
-    """Search the configurations (module docstring) and return the best, checked by the evaluator (the warm start
-    is not used)."""
+    """Search the configurations (module docstring; at batch 1 the layer-sequential mapping) and return the best,
+    checked by the evaluator (the warm start is not used)."""
     start = time.perf_counter()  # the time limit of the search
+    if instance.workload is None or instance.accelerator is None:
+        return Result.no_solution(Status.ERROR, PROBLEM.name, "cnn-p", "the CNN-partition baseline needs a workload")
+    if instance.batch == 1:
+        one = search_schedules(instance, [_BatchOne()], lambda _: evict(instance, batch_one_schedule(instance)),
+                               options, start)  # fmt: skip
+        return search_result("cnn-p", one, 1, "configuration")
     try:
         configs = cnnp_configs(instance)
     except ValueError as exc:
         return Result.no_solution(Status.ERROR, PROBLEM.name, "cnn-p", str(exc))
     found = search_schedules(instance, configs, lambda c: evict(instance, cnnp_schedule(instance, c)), options, start)
     return search_result("cnn-p", found, len(configs), "configuration")
+
+
+@dataclass(frozen=True)
+class _BatchOne:
+    """The one configuration at batch 1 (module docstring)."""
+
+    def describe(self) -> str:
+        """One line."""
+        return "batch 1: the layer-sequential mapping, feature maps off chip"
 
 
 METHODS: tuple[MethodSpec, ...] = (

@@ -1,4 +1,4 @@
-"""Round scheduling by dynamic programming over the untraversed sub-DAG (method ``dp`` of the atomic problem).
+r"""Round scheduling by dynamic programming over the untraversed sub-DAG (method ``dp`` of the atomic problem).
 
 After the structure of Atomic Dataflow's Algorithm 2: the state is the set of atoms
 already scheduled (equivalently the untraversed sub-DAG); the value of a state is
@@ -12,7 +12,9 @@ order:
 2. *balance*: longest atom first, so that a round's atoms take similar time;
 3. *layer order*: earliest sample, then earliest atom in topological order first,
    which finishes layers and frees their buffers;
-4. *unlocking*: most consumers first.
+4. *unlocking*: most consumers first;
+5. *weight blocks* (only in the full search with rounds valued by their HBM
+   weights, below): by weight block, so that a round takes the atoms that share one.
 
 Ties go to the earlier sample (then the lower atom index): the copies of an atom
 in the samples of a batch share their remaining path, and taking them sample by
@@ -30,7 +32,8 @@ pair a long atom with short ones). The rolling horizon keeps the first
 Full search (DAGs of at most ``full_atoms`` atoms)
     A memo table maps each visited state to its value, so a state reached by
     different round sequences is solved once; once ``max_states`` states are
-    stored, states branch on rule 1 alone (greedy).
+    stored, states branch on rule 1 alone (greedy), or, with rounds valued by
+    their HBM weights, on the cheapest of the rules' first rounds.
 Rolling horizon (larger DAGs)
     At each round the DP looks ``horizon`` rounds ahead over the same candidates
     (memo keyed by the atoms chosen within the horizon), values what is left by a
@@ -52,8 +55,14 @@ Rolling horizon (larger DAGs)
 On a batch the rolling horizon may admit only ``in_flight`` samples at a time (the
 next when one finishes); the method tries a few limits (:func:`solve_dp`).
 
-The DP minimizes the rounds' compute latency (sum of the slowest atom of each
-round); placement on engines and Algorithm 3's write-backs follow
+The DP minimizes the rounds' latency, a round valued at its slowest atom (the
+compute latency) or, with :attr:`DPParams.hbm_bytes_per_cycle`, at the larger of
+that and the HBM time of its weights, :math:`\sum_k w_k / \beta` over the distinct
+weight blocks ``k`` of the round (read once and multicast to the engines that need
+them, as the evaluator does; double-buffered under the computation): the paper's
+round cost counts communication, and on a network whose small atoms need large
+weight blocks this keeps the atoms that share a block in one round. Placement on
+engines and Algorithm 3's write-backs follow
 (:func:`accelsched.problems.atomic.placement.place_and_buffer`) and the result's
 objective is the round evaluator's, transfers included. It is a heuristic: never
 below the optimum (tested against ``cpsat-rounds``). The paper's exact rule
@@ -94,6 +103,9 @@ class DPParams:
     in_flight
         Samples whose atoms the rolling horizon may schedule at once (the next is admitted when one finishes),
         >= 1; None: every sample.
+    hbm_bytes_per_cycle
+        None: a round is valued at its slowest atom; a bandwidth > 0: at the larger of that and its distinct
+        weight blocks' bytes over the bandwidth (module docstring).
     """
 
     max_states: int = 20000
@@ -101,6 +113,7 @@ class DPParams:
     horizon: int = 1
     max_candidates: int = 12
     in_flight: int | None = None
+    hbm_bytes_per_cycle: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_states", "horizon", "max_candidates"):
@@ -110,6 +123,8 @@ class DPParams:
             raise ValueError(f"DPParams: field in_flight must be >= 1 or None, got {self.in_flight}")
         if self.full_atoms < 0:
             raise ValueError(f"DPParams: field full_atoms must be >= 0, got {self.full_atoms}")
+        if self.hbm_bytes_per_cycle is not None and not self.hbm_bytes_per_cycle > 0:
+            raise ValueError(f"DPParams: field hbm_bytes_per_cycle must be > 0 or None, got {self.hbm_bytes_per_cycle}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,17 +137,22 @@ class DPStats:
     compute_latency_cycles: int
 
 
-RULES: tuple[str, ...] = ("critical-path", "balance", "layer-order", "unlocking")
-"""The priority rules, in the order candidates are tried."""
+RULES: tuple[str, ...] = ("critical-path", "balance", "layer-order", "unlocking", "weight-blocks")
+"""The priority rules, in the order candidates are tried (the last only in the full search with rounds valued by
+their HBM weights)."""
 
 
 class _Graph:
     """Durations, consumers and the rules' ranks of every atom (rank 0 first)."""
 
-    def __init__(self, dag: AtomDag) -> None:
+    def __init__(self, dag: AtomDag, hbm_bytes_per_cycle: float | None = None, blocks: bool = False) -> None:
         n = len(dag.atoms)
         self.n = n
         self.durations = list(dag.durations)
+        self.bandwidth = hbm_bytes_per_cycle
+        ids: dict[tuple[str, tuple[int, int], tuple[int, int]], int] = {}
+        self.key = [ids.setdefault(a.weight_key, len(ids)) for a in dag.atoms]
+        self.weight = [a.weight_bytes for a in dag.atoms]
         self.succ = [list(s) for s in dag.successors]
         self.preds = dag.predecessors
         tail = [0] * n
@@ -142,18 +162,29 @@ class _Graph:
         topo = {a: i for i, a in enumerate(dag.topological_order)}
         sample = [atom.sample for atom in dag.atoms]
         self.sample = sample
-        keys = (
+        keys = [
             lambda a: (-tail[a], sample[a], a),
             lambda a: (-self.durations[a], sample[a], a),
             lambda a: (sample[a], topo[a], a),
             lambda a: (-len(self.succ[a]), sample[a], a),
-        )
+        ]
+        if blocks:
+            keys.append(lambda a: (sample[a], self.key[a], a))
         self.rank: list[list[int]] = []
         for key in keys:
             rank = [0] * n
             for i, a in enumerate(sorted(range(n), key=key)):
                 rank[a] = i
             self.rank.append(rank)
+
+
+def _cost(graph: _Graph, members: Sequence[int]) -> float:
+    """A round's value (module docstring): its slowest atom, or the HBM time of its weights when longer."""
+    compute = max(graph.durations[a] for a in members)
+    if graph.bandwidth is None:
+        return compute
+    blocks = {graph.key[a]: graph.weight[a] for a in members}
+    return max(compute, sum(blocks.values()) / graph.bandwidth)
 
 
 def _runs(order: Sequence[int], durations: Sequence[int], engines: int) -> list[tuple[int, ...]]:
@@ -180,10 +211,10 @@ def _candidates(
 
 def _full(graph: _Graph, engines: int, params: DPParams) -> tuple[list[tuple[int, ...]], int]:
     """The full memo search (module docstring): the rounds and the number of states stored."""
-    n, durations = graph.n, graph.durations
+    n = graph.n
     need = [sum(1 << p for p in graph.preds[a]) for a in range(n)]
     full = (1 << n) - 1
-    memo: dict[int, tuple[int, int]] = {full: (0, 0)}  # state -> (latency of the rest, next round's mask)
+    memo: dict[int, tuple[float, int]] = {full: (0, 0)}  # state -> (latency of the rest, next round's mask)
     stack = [0]
     while stack:  # iterative post-order: children first, so deep DAGs do not hit the recursion limit
         state = stack[-1]
@@ -194,15 +225,17 @@ def _full(graph: _Graph, engines: int, params: DPParams) -> tuple[list[tuple[int
         orders = [sorted(ready, key=rank.__getitem__) for rank in graph.rank]
         if len(memo) < params.max_states:
             rounds = _candidates(graph, orders, engines, None)
-        else:
+        elif graph.bandwidth is None:
             rounds = [tuple(orders[0][:engines])]
+        else:  # valued with HBM weights: the rules' first rounds, the cheapest kept (ties: rule 1)
+            rounds = [min((tuple(order[:engines]) for order in orders), key=lambda c: _cost(graph, c))]
         masks = [sum(1 << a for a in c) for c in rounds]
         missing = [state | c for c in masks if state | c not in memo]
         if missing:
             stack.extend(missing)
             continue
         stack.pop()
-        memo[state] = min((max(durations[a] for a in rounds[i]) + memo[state | c][0], c) for i, c in enumerate(masks))
+        memo[state] = min((_cost(graph, rounds[i]) + memo[state | c][0], c) for i, c in enumerate(masks))
     chosen, state = [], 0
     while state != full:
         mask = memo[state][1]
@@ -330,10 +363,9 @@ class _Rolling:
         self, heads: list[list[int]], chosen: frozenset[int], released: list[int], depth: int,
         candidate: tuple[int, ...], memo: dict[tuple[frozenset[int], int], float],
     ) -> float:  # fmt: skip
-        durations = self.graph.durations
         after = chosen | frozenset(candidate)
         more = [a for a in released if a not in after] + self._released(after, candidate)
-        return max(durations[a] for a in candidate) + self._value(heads, after, more, depth - 1, memo)
+        return _cost(self.graph, candidate) + self._value(heads, after, more, depth - 1, memo)
 
     def run(self) -> list[tuple[int, ...]]:
         graph, engines = self.graph, self.engines
@@ -362,8 +394,9 @@ class _Rolling:
 def dp_rounds(instance: AtomicInstance, params: DPParams | None = None) -> tuple[RoundSchedule, DPStats]:
     """The DP's rounds of the instance's DAG (not yet placed) and what the run did."""
     params = params or DPParams()
-    graph = _Graph(instance.dag)
-    if graph.n <= params.full_atoms:
+    full = len(instance.dag.atoms) <= params.full_atoms
+    graph = _Graph(instance.dag, params.hbm_bytes_per_cycle, full and params.hbm_bytes_per_cycle is not None)
+    if full:
         rounds, states = _full(graph, instance.n_engines, params)
         mode = "full"
     else:
@@ -373,13 +406,17 @@ def dp_rounds(instance: AtomicInstance, params: DPParams | None = None) -> tuple
         base = _Rolling(graph, instance.n_engines, dataclasses.replace(params, max_candidates=1))
         greedy = base.run()
         states += base.states
-        if _latency(graph, greedy) < _latency(graph, rounds):
+        if _total(graph, greedy) < _total(graph, rounds):
             rounds, mode = greedy, f"{mode} (its rule-1 greedy was better)"
     return RoundSchedule(tuple(rounds)), DPStats(mode, states, len(rounds), _latency(graph, rounds))
 
 
 def _latency(graph: _Graph, rounds: Sequence[Sequence[int]]) -> int:
     return sum(max(graph.durations[a] for a in r) for r in rounds)
+
+
+def _total(graph: _Graph, rounds: Sequence[Sequence[int]]) -> float:
+    return sum(_cost(graph, r) for r in rounds)
 
 
 IN_FLIGHT: tuple[int | None, ...] = (None, 4, 2, 1)
@@ -391,9 +428,10 @@ def solve_dp(
 ) -> Result[RoundSchedule]:
     """Run the DP, place and buffer its rounds, and price them with the round evaluator (latency objective; the
     warm start is not used). On a batch without explicit ``params`` the DP runs with every limit of samples in
-    flight of :data:`IN_FLIGHT` up to the batch (the DP sees compute only; fewer samples at once hold fewer outputs
-    in the buffers and write fewer back) and the best evaluated schedule is kept; the time limit stops the search
-    after the first."""
+    flight of :data:`IN_FLIGHT` up to the batch (fewer samples at once hold fewer outputs in the buffers and write
+    fewer back); on an accelerator, without explicit ``params``, it also runs with rounds valued by compute and HBM
+    weights (:attr:`DPParams.hbm_bytes_per_cycle`); the best evaluated schedule is kept, and the time limit stops
+    the search after the first."""
     start = time.perf_counter()  # the time limit of the search over samples in flight
     if instance.objective != "latency":
         return Result.no_solution(Status.ERROR, PROBLEM.name, "dp",
@@ -403,6 +441,8 @@ def solve_dp(
     else:
         limits = dict.fromkeys(f if f is None or f < instance.batch else None for f in IN_FLIGHT)
         tries = [DPParams(in_flight=f) for f in limits]
+    if params is None and instance.accelerator is not None:
+        tries.append(DPParams(hbm_bytes_per_cycle=instance.accelerator.offchip.bandwidth_bytes_per_cycle))
     runs: dict[int, DPStats] = {}
 
     def build(choice: DPParams) -> RoundSchedule:
@@ -415,8 +455,9 @@ def solve_dp(
         return Result.no_solution(Status.INFEASIBLE, PROBLEM.name, "dp", str(found.failure), iterations=states)
     stats = runs[id(found.choice)]
     flight = "all" if found.choice.in_flight is None else found.choice.in_flight
-    note = (f"{stats.mode}; samples in flight {flight}; {stats.states} states; compute latency "
-            f"{stats.compute_latency_cycles} cycles")  # fmt: skip
+    valued = "compute only" if found.choice.hbm_bytes_per_cycle is None else "compute and HBM weights"
+    note = (f"{stats.mode}; samples in flight {flight}; rounds valued by {valued}; {stats.states} states; compute "
+            f"latency {stats.compute_latency_cycles} cycles")  # fmt: skip
     return Result(Status.FEASIBLE, PROBLEM.name, "dp", solution=found.schedule, objective=found.value,
                   stats=SolveStats(iterations=states, native_status=note))  # fmt: skip
 

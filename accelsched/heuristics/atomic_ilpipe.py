@@ -1,4 +1,4 @@
-"""Inter-layer pipelining baseline of the atomic problem (method ``il-pipe``): regions proportional to layer cost,
+r"""Inter-layer pipelining baseline of the atomic problem (method ``il-pipe``): regions proportional to layer cost,
 fine-grained pipelining (after Tangram, ASPLOS'19, as compared by Atomic Dataflow).
 
 Tiles
@@ -8,14 +8,26 @@ Tiles
     the layer split over its region.
 Segments
     Consecutive layers (at most :attr:`IlPipeParams.max_segment` and at most ``N``) that run at
-    the same time on disjoint regions. Within a segment the layers get engines by
-    the exact min-max allocation over their per-tile time tables
-    (:func:`accelsched.heuristics.atomic_regions.allocate`), in consecutive runs of
-    the serpentine order, so neighbouring layers sit on neighbouring engines. A
-    segment whose slowest layer takes ``tau`` per tile takes about
-    ``(B P + layers - 1) tau`` (the pipeline fills once, then a tile leaves per
-    ``tau``); a DP over the workload order picks the segments of least total
-    estimate. Segments run one after the other.
+    the same time on disjoint regions, the cascade of the paper's IL-Pipe (Tangram's
+    inter-layer pipelining as Atomic Dataflow compares it). Within a segment the layers get
+    engines by the exact min-max allocation over their per-tile time tables
+    (:func:`accelsched.heuristics.atomic_regions.allocate`): regions proportional to the
+    layers' costs, in consecutive runs of the serpentine order, so neighbouring layers sit on
+    neighbouring engines. Data passes between the layers of a segment on chip; what crosses
+    a segment boundary goes through HBM (the outputs a later segment reads are written back,
+    and read back from there). A segment whose slowest layer takes ``tau`` per tile costs
+
+    .. math:: (L - 1)\,\tau + \max(B P \tau,\; H / \beta)
+
+    the pipeline's fill and drain (``L`` layers) and its ``B P`` tiles, or the segment's HBM
+    traffic ``H`` at the HBM bandwidth ``beta`` when that is longer (transfers are
+    double-buffered under the computation, as in the evaluator). ``H`` is the segment's
+    weights, the activations it reads from earlier segments or the network input, and the
+    outputs it writes for later segments or as network outputs. The buffer state: the weights
+    of a segment of several layers stay resident while its tiles stream through, so they must
+    fit in half the buffers of the ``N`` engines (the other half holds the tiles' activations);
+    a one-layer segment streams its weights. A DP over the workload order picks the segments
+    of least total cost. Segments run one after the other.
 Rounds
     Within a segment each engine has a queue of its layer's atoms (sample, row
     tile, input-channel level, block; block ``b`` on the region's engine
@@ -39,12 +51,22 @@ from dataclasses import dataclass
 from accelsched.heuristics.atomic_regions import allocate, layer_table, regions
 from accelsched.heuristics.atomic_search import search_result, search_schedules
 from accelsched.models.layer import Layer
+from accelsched.models.workload import Workload
 from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, evict, serpentine, split_size
 from accelsched.problems.base import MethodSpec
 from accelsched.problems.result import Result
 from accelsched.solvers import SolveOptions, Status
 
-__all__ = ["METHODS", "IlPipeParams", "IlPipePlan", "ilpipe_plan", "ilpipe_schedule", "solve_ilpipe"]
+__all__ = [
+    "METHODS",
+    "IlPipeParams",
+    "IlPipePlan",
+    "boundary_atoms",
+    "ilpipe_plan",
+    "ilpipe_schedule",
+    "segment_hbm_bytes",
+    "solve_ilpipe",
+]
 
 
 @dataclass(frozen=True)
@@ -103,14 +125,19 @@ def ilpipe_plan(instance: AtomicInstance, tiles: int, max_segment: int = IlPipeP
         table = layer_table(layer, acc, engines, max_rows=_rows(layer, tiles))
         count = math.ceil(layer.OY / split_size(layer, acc, 1, max_rows=_rows(layer, tiles)).h)
         per_tile.append([t / count for t in table])
+    resident = engines * acc.cores[0].top_capacity_bytes / 2
+    bandwidth = acc.offchip.bandwidth_bytes_per_cycle
     longest = min(max_segment, engines)
     best = [0.0] + [math.inf] * len(layers)
     cut: list[tuple[int, tuple[int, ...]]] = [(0, ())] * (len(layers) + 1)
     for j in range(1, len(layers) + 1):
         for i in range(max(0, j - longest), j):
+            if j - i > 1 and sum(layer.weight_bytes for layer in layers[i:j]) > resident:
+                continue
             counts = allocate(per_tile[i:j], engines)
             tau = max(per_tile[k][c - 1] for k, c in zip(range(i, j), counts, strict=True))
-            value = best[i] + (batch * tiles + j - i - 1) * tau
+            hbm = segment_hbm_bytes(workload, i, j) / bandwidth
+            value = best[i] + (j - i - 1) * tau + max(batch * tiles * tau, hbm)
             if value < best[j]:
                 best[j], cut[j] = value, (i, tuple(counts))
     segments: list[range] = []
@@ -124,8 +151,41 @@ def ilpipe_plan(instance: AtomicInstance, tiles: int, max_segment: int = IlPipeP
     return IlPipePlan(tiles, tuple(segments[::-1]), tuple(counts_of[::-1]))
 
 
+def segment_hbm_bytes(workload: Workload, first: int, end: int) -> int:
+    """HBM bytes of the segment of layers ``first .. end - 1`` (workload order; module docstring): its weights,
+    the activations it reads from outside (earlier layers or the network input) and the outputs it writes for
+    later layers or as network outputs, the whole batch."""
+    names = workload.names
+    inside = set(names[first:end])
+    successors = workload.successors
+    total = 0
+    read: set[str] = set()
+    for layer in list(workload)[first:end]:
+        total += layer.weight_bytes
+        producers = workload.predecessors(layer.name)
+        if not producers:
+            total += layer.activation_input_bytes
+        for p in producers:
+            if p not in inside and p not in read:
+                read.add(p)
+                total += workload[p].output_bytes
+        later = successors.get(layer.name, ())
+        if not later or any(s not in inside for s in later):
+            total += layer.output_bytes
+    return total
+
+
+def boundary_atoms(dag: AtomDag, plan_layers: list[set[str]]) -> frozenset[int]:
+    """The atoms whose outputs an atom of a later segment reads (written back to HBM; module docstring)."""
+    segment_of = {name: k for k, names in enumerate(plan_layers) for name in names}
+    atoms = dag.atoms
+    return frozenset(a for a, b, _ in dag.edge_array.tolist()
+                     if segment_of[atoms[b].layer] != segment_of[atoms[a].layer])  # fmt: skip
+
+
 def ilpipe_schedule(instance: AtomicInstance, plan: IlPipePlan) -> RoundSchedule:
-    """The pipelined rounds of ``plan`` (module docstring), placed, before write-backs."""
+    """The pipelined rounds of ``plan`` (module docstring), placed, the segment boundaries written back (before
+    Algorithm 3's write-backs)."""
     workload, acc = instance.workload, instance.accelerator
     assert workload is not None and acc is not None
     layers = list(workload)
@@ -151,7 +211,8 @@ def ilpipe_schedule(instance: AtomicInstance, plan: IlPipePlan) -> RoundSchedule
                 for b in dag.successors[a]:
                     waiting[b] -= 1
             queues = {e: q for e, q in queues.items() if q}
-    return RoundSchedule(tuple(rounds), tuple(placed), frozenset(), probe.sizes)
+    crossing = boundary_atoms(dag, [{layers[i].name for i in segment} for segment in plan.segments])
+    return RoundSchedule(tuple(rounds), tuple(placed), crossing, probe.sizes)
 
 
 def _queues(

@@ -242,9 +242,13 @@ def test_atomic_engines_and_default_variant() -> None:
         for core in acc.cores:
             sram = core.memory("sram")
             assert sram.capacity_bytes == 128 * KIB
-            assert sram.read_bandwidth_bytes_per_cycle == 64 / 8
+            # the paper's multi-bank SRAM: 16 banks of 64-bit ports feed the 16 x 16 PEs
+            assert sram.read_bandwidth_bytes_per_cycle == 16 * 64 / 8
             assert core.n_macs == 16 * 16
     assert [c.memories for c in kc.cores] == [c.memories for c in yx.cores], "one engine, two dataflows"
+    one_port = load_accelerator("atomic-8x8-kc-port64")  # the other reading: one 64-bit port per engine
+    assert {c.memory("sram").read_bandwidth_bytes_per_cycle for c in one_port.cores} == {64 / 8}
+    assert {c.memory("sram").capacity_bytes for c in one_port.cores} == {128 * KIB}
     default = load_accelerator("atomic-8x8")
     assert default.replace(name=kc.name, description=kc.description) == kc
 

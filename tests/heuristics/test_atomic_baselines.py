@@ -3,6 +3,7 @@ and the structure each one states."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -10,9 +11,17 @@ import pytest
 
 from accelsched.hardware import load_accelerator
 from accelsched.heuristics.atomic_cnnp import cnnp_configs, cnnp_schedule
-from accelsched.heuristics.atomic_ilpipe import IlPipeParams, ilpipe_plan, ilpipe_schedule, solve_ilpipe
+from accelsched.heuristics.atomic_ilpipe import (
+    IlPipeParams,
+    ilpipe_plan,
+    ilpipe_schedule,
+    segment_hbm_bytes,
+    solve_ilpipe,
+)
+from accelsched.heuristics.atomic_ls import ls_schedule
 from accelsched.models.builder import NetBuilder
 from accelsched.models.registry import load_workload
+from accelsched.models.workload import Workload
 from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, RoundSchedule, make_instance, serpentine
 from accelsched.registry import get_method, run_method
 from accelsched.solvers import SolveOptions, Status
@@ -117,3 +126,61 @@ def test_the_pipelining_parameters_choose_the_tilings_tried() -> None:
     assert "1 of 1 tilings priced" in result.stats.native_status
     with pytest.raises(ValueError, match="field tiles"):
         IlPipeParams(tiles=())
+
+
+def feature_map_atoms(dag: AtomDag) -> set[int]:
+    """Atoms whose output another layer reads."""
+    return {a for a, b, _ in dag.edges if dag.atoms[a].layer != dag.atoms[b].layer}
+
+
+def test_cnn_partition_at_batch_one_is_the_layer_sequential_mapping_with_its_feature_maps_off_chip() -> None:
+    inst = instance(1)
+    result = run_method(PROBLEM, inst, get_method("atomic", "cnn-p"), OPTIONS)
+    assert result.solution is not None and "batch 1" in result.stats.native_status
+    ls = ls_schedule(inst)
+    assert (result.solution.rounds, result.solution.engines, result.solution.sizes) == (ls.rounds, ls.engines, ls.sizes)
+    assert feature_map_atoms(inst.dag_for(result.solution)) <= result.solution.write_back
+
+
+def test_cnn_partition_clusters_read_and_write_their_feature_maps_off_chip() -> None:
+    inst = instance(8)
+    for config in cnnp_configs(inst):
+        schedule = cnnp_schedule(inst, config)
+        dag = inst.dag_for(schedule)
+        assert schedule.write_back == feature_map_atoms(dag)  # partial sums stay on their engine
+
+
+def stack() -> Workload:
+    """Six 1x1 convolutions of 16 channels on 32x32: 256 B of weights and 16 KB of outputs each."""
+    b = NetBuilder("stack", 16, 32, 32)
+    x = b.input
+    for i in range(6):
+        x = b.conv(x, 16, 1, name=f"c{i}")
+    return b.build()
+
+
+def test_a_segment_pays_hbm_for_its_weights_and_what_crosses_its_boundary() -> None:
+    w = stack()
+    weights, fmap = w["c0"].weight_bytes, w["c0"].output_bytes
+    assert segment_hbm_bytes(w, 0, 1) == weights + 2 * fmap  # the network input in, its output out
+    assert segment_hbm_bytes(w, 2, 4) == 2 * weights + 2 * fmap
+    assert segment_hbm_bytes(w, 0, 6) == 6 * weights + 2 * fmap
+
+
+@pytest.mark.parametrize(("hbm", "segments"), [(256, [1] * 6), (16, [6])])
+def test_inter_layer_pipelining_cascades_layers_when_their_feature_maps_would_cost_more_off_chip(
+    hbm: int, segments: list[int]
+) -> None:
+    """At 256 B/cycle the feature maps' HBM round trips hide under the computation and the pipeline's fill and
+    drain would cost more: one layer per segment; at 16 B/cycle the segments' HBM traffic dominates and the six
+    layers cascade on proportional regions. What crosses a segment boundary is written back."""
+    acc = KC.replace(offchip=dataclasses.replace(KC.offchip, bandwidth_bytes_per_cycle=hbm))
+    inst = make_instance(stack(), acc, {"engines": "8"})
+    plan = ilpipe_plan(inst, 4)
+    assert [len(s) for s in plan.segments] == segments
+    schedule = ilpipe_schedule(inst, plan)
+    dag = inst.dag_for(schedule)
+    crossing = feature_map_atoms(dag) if len(segments) > 1 else set()
+    assert schedule.write_back == crossing
+    result = run_method(PROBLEM, inst, get_method("atomic", "il-pipe"), OPTIONS)
+    assert result.status is Status.FEASIBLE and f"{len(segments)} segments" in result.stats.native_status

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from accelsched.formulations.atomic_rounds import greedy_rounds
 from accelsched.hardware import load_accelerator
 from accelsched.heuristics.atomic_dp import DPParams, dp_rounds
+from accelsched.models.builder import NetBuilder
 from accelsched.models.registry import load_workload
-from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, check, lower_bounds
+from accelsched.problems.atomic import PROBLEM, AtomDag, AtomicInstance, check, lower_bounds, place_and_buffer
 from accelsched.registry import get_method, make_instance, run_method
 from accelsched.solvers import SolveOptions, Status
 from tests.formulations.test_atomic_exact import SEEDS, brute_force, random_instance
+from tests.problems.atomic.helpers import KC
 
 DP = get_method("atomic", "dp")
 
@@ -70,3 +74,23 @@ def test_samples_in_flight_hold_the_rest_back_and_the_method_keeps_the_best_limi
     assert "samples in flight" in result.stats.native_status
     with pytest.raises(ValueError, match="in_flight must be >= 1"):
         DPParams(in_flight=0)
+
+
+def test_rounds_valued_with_their_hbm_weights_keep_the_atoms_of_a_weight_block_together() -> None:
+    """A 1x1 convolution 64 -> 256 on 8x8 cut into 4 row pairs x 8 output-channel blocks on 4 engines behind a
+    4 B/cycle HBM: valued by compute alone every round holds 4 blocks; valued with its weights (a block read once
+    per round and multicast) the DP puts the row pairs of one block together, and the evaluator agrees."""
+    b = NetBuilder("wide", 64, 8, 8)
+    b.conv(b.input, 256, 1, name="w")
+    slow = KC.replace(offchip=dataclasses.replace(KC.offchip, bandwidth_bytes_per_cycle=4))
+    instance = make_instance(PROBLEM, b.build(), slow, {"engines": "4", "atom": "2,8,64,32"})
+    latency, blocks = [], []
+    for params in (DPParams(), DPParams(hbm_bytes_per_cycle=4)):
+        rounds, _ = dp_rounds(instance, params)
+        latency.append(PROBLEM.evaluate(instance, place_and_buffer(instance, rounds)).latency_cycles)
+        blocks.append(sum(len({instance.dag.atoms[a].weight_key for a in r}) for r in rounds.rounds))
+    assert latency[1] < latency[0] and blocks[1] < blocks[0]
+    result = run_method(PROBLEM, instance, DP, SolveOptions())
+    assert result.objective == min(latency) and "compute and HBM weights" in result.stats.native_status
+    with pytest.raises(ValueError, match="hbm_bytes_per_cycle must be > 0"):
+        DPParams(hbm_bytes_per_cycle=0)

@@ -8,23 +8,39 @@ Execution
     atom. With one atom per engine (Atomic Dataflow's rounds) a round lasts as long
     as its slowest atom.
 Time of an atom ``a`` on engine ``e``
-    :math:`t_a = \text{load}_a + \text{compute}_a + \text{store}_a`, the atom's data
-    being in the engine buffer before it computes:
+    :math:`t_a = \text{noc}_a + \max(\text{compute}_a, \text{hbm}_a)`: the NoC load
+    comes before the computation, the HBM transfers are double-buffered (as in the
+    paper's engines: the HBM reads of the next atom stream into the buffer's second
+    half, and the written-back output drains, while an atom computes), so only the
+    part of them longer than the computation adds time:
 
     * ``compute``: the atom's cycles from the shared per-layer cost model
       (:func:`accelsched.problems.atomic.atoms.atom_cost`);
-    * ``load = max(NoC, HBM)``, the two loads running in parallel. NoC: every
-      input held on chip by another engine crosses the mesh with
+    * ``noc``: every input held on chip by another engine crosses the mesh with
       :func:`accelsched.hardware.cost.transfer.core_to_core` (bytes over the link
-      bandwidth plus one cycle per hop, XY routing), one transfer after the other.
-      HBM: the atom's HBM reads (its weights unless its engine ran an atom with the
-      same weights just before, the network input it reads, and inputs whose
-      producer wrote them back) at its share of the HBM bandwidth, the bandwidth
-      divided evenly among the engines active in the round, and never faster than
-      the mesh path from the nearest HBM port (as in
-      :func:`accelsched.hardware.cost.transfer.dram_to_core`);
-    * ``store``: the HBM write of a written-back output or a network output, at
-      the same share.
+      bandwidth plus one cycle per hop, XY routing), one transfer after the other;
+      its producer ran in an earlier round, so it cannot be fetched before the
+      round starts;
+    * ``hbm = read + write``: the atom's HBM reads (its weights unless its engine
+      ran an atom with the same weights just before, the network input it reads,
+      and inputs whose producer wrote them back) and its HBM write (a written-back
+      output or a network output) through the HBM channel, which the engines of a
+      round share fairly (processor sharing: with the engines' HBM bytes in the
+      round ``b_1 <= b_2 <= ...``, the ``i``-th engine's transfers end after
+      :math:`(\sum_{j < i} b_j + (m - i + 1) b_i) / \beta` for ``m`` engines and the
+      bandwidth ``beta``; one engine alone gets the whole bandwidth; the atoms an
+      engine runs one after the other in a pipelined round split its time in
+      proportion to their bytes), and never
+      faster than the mesh path from the nearest HBM port (as in
+      :func:`accelsched.hardware.cost.transfer.dram_to_core`). Weights that ``k``
+      atoms of one round fetch (the same layer, input and output channels) are read
+      from HBM once and multicast over the mesh (an assumption: the paper does not
+      say how engines share an HBM read): each of those atoms is charged ``1 / k`` of
+      the HBM read, in time and energy, while the whole block still crosses the mesh
+      to its engine (time, hop energy and buffer fill).
+
+    In :class:`RoundRun`, ``load`` is the NoC part and ``store`` the exposed HBM part
+    ``max(0, hbm - compute)``, so that ``t_a = load + compute + store``.
 Energy
     The atoms' engine energy (MACs and engine memories), the buffer writes of
     everything loaded (``mem:<buffer>``), the NoC (byte-hops x energy per byte and
@@ -156,10 +172,42 @@ def _platform(instance: AtomicInstance) -> _Platform | None:
     return entry[1]
 
 
-def _hbm_cycles(nbytes: np.ndarray, share: np.ndarray, hops: np.ndarray, link: float) -> np.ndarray:
-    """Cycles of HBM transfers of ``nbytes`` at bandwidth ``share``, at least the mesh path of ``hops`` links."""
-    network = np.where(hops > 0, nbytes / link + hops, 0.0)
-    return np.where(nbytes > 0, np.maximum(nbytes / share, network), 0.0)
+def _hbm_cycles(
+    nbytes: np.ndarray, arriving: np.ndarray, round_of: np.ndarray, engine: np.ndarray, hops: np.ndarray,
+    bandwidth: float, link: float,
+) -> np.ndarray:  # fmt: skip
+    """Cycles of every atom's HBM transfers (module docstring): ``nbytes`` through the HBM channel, fairly shared
+    by the engines of its round (an engine's atoms of the round, run one after the other, split its share in
+    proportion to their bytes), and never faster than the mesh path of ``hops`` links for the ``arriving`` bytes
+    (more than ``nbytes`` when a multicast read is shared)."""
+    pairs, flow_of = np.unique(round_of * (int(engine.max(initial=0)) + 1) + engine, return_inverse=True)
+    flow_bytes = np.bincount(flow_of, weights=nbytes, minlength=len(pairs))
+    flow_round = np.zeros(len(pairs), dtype=np.int64)
+    flow_round[flow_of] = round_of
+    order = np.lexsort((flow_bytes, flow_round))
+    ordered, rounds = flow_bytes[order], flow_round[order]
+    first = np.flatnonzero(np.concatenate(([True], rounds[1:] != rounds[:-1]))) if len(order) else order
+    size = np.diff(np.concatenate((first, [len(order)])))
+    before = np.cumsum(ordered) - ordered
+    before -= np.repeat(before[first], size)
+    remaining = np.repeat(first + size, size) - np.arange(len(order))
+    flow_cycles = np.empty(len(order))
+    flow_cycles[order] = (before + remaining * ordered) / bandwidth
+    total = flow_bytes[flow_of]
+    channel = np.where(total > 0, flow_cycles[flow_of] * nbytes / np.where(total > 0, total, 1.0), 0.0)
+    network = np.where(hops > 0, arriving / link + hops, 0.0)
+    return np.where(arriving > 0, np.maximum(channel, network), 0.0)
+
+
+def _multicast_copies(round_of: np.ndarray, keys: np.ndarray, fetching: np.ndarray) -> np.ndarray:
+    """For every atom that fetches its weights from HBM, how many atoms of its round fetch the same weights
+    (the one multicast read they share); 1 for the others."""
+    copies = np.ones(len(round_of))
+    if fetching.any():
+        group = round_of[fetching] * (int(keys.max()) + 1) + keys[fetching]
+        _, inverse, counts = np.unique(group, return_inverse=True, return_counts=True)
+        copies[fetching] = counts[inverse]
+    return copies
 
 
 @dataclass(frozen=True)
@@ -172,8 +220,10 @@ class RoundRun:
         Round and engine of every atom.
     start_cycles, finish_cycles
         When every atom starts loading and finishes storing.
-    load_cycles, store_cycles, noc_cycles
-        The load (NoC and HBM in parallel), the HBM store, and the NoC part of the load.
+    load_cycles, store_cycles, noc_cycles, hbm_cycles
+        The load before the computation (the NoC transfers; zero when they are free), the HBM time left after
+        the computation (``max(0, hbm - compute)``), the NoC transfers, and the HBM reads plus write (double-buffered
+        under the computation; zero when HBM is free).
     hbm_read_bytes, hbm_write_bytes
         HBM traffic of every atom.
     round_end_cycles
@@ -193,6 +243,7 @@ class RoundRun:
     load_cycles: np.ndarray
     store_cycles: np.ndarray
     noc_cycles: np.ndarray
+    hbm_cycles: np.ndarray
     hbm_read_bytes: np.ndarray
     hbm_write_bytes: np.ndarray
     round_end_cycles: np.ndarray
@@ -276,7 +327,7 @@ def _simulate(instance: AtomicInstance, solution: RoundSchedule, free_noc: bool,
     noc: np.ndarray
     energy = dict(arrays.energy)
     if platform is None:
-        load = store = noc = reads = writes = zeros
+        load = store = noc = reads = writes = hbm_cycles = zeros
         byte_hops = 0.0
     else:
         es, ed, rb = engine[src[remote]], engine[dst[remote]], edge_bytes[remote]
@@ -289,21 +340,21 @@ def _simulate(instance: AtomicInstance, solution: RoundSchedule, free_noc: bool,
             arrays.weight_keys[by_engine][1:] == arrays.weight_keys[by_engine][:-1]
         )
         reuse[by_engine[1:]] = same
-        reads = np.where(reuse, 0.0, arrays.weights) + arrays.network_inputs + from_hbm
+        fetched = np.where(reuse, 0.0, arrays.weights)
+        copies = _multicast_copies(round_of, arrays.weight_keys, fetched > 0)
+        arriving = fetched + arrays.network_inputs + from_hbm
+        reads = fetched / copies + arrays.network_inputs + from_hbm
         writes = np.where(written | arrays.network_outputs, arrays.outputs, 0.0)
-        active = np.bincount(np.unique(round_of * instance.n_engines + engine) // instance.n_engines,
-                             minlength=n_rounds)  # fmt: skip
-        share = platform.hbm_bandwidth / active[round_of]
         hops = platform.dram_hops[engine]
-        hbm_in = _hbm_cycles(reads, share, hops, platform.link_bandwidth)
-        store = _hbm_cycles(writes, share, hops, platform.link_bandwidth)
-        load = np.maximum(0.0 if free_noc else noc, 0.0 if free_hbm else hbm_in)
-        if free_hbm:
-            store = zeros
+        hbm = _hbm_cycles(reads + writes, arriving + writes, round_of, engine, hops, platform.hbm_bandwidth,
+                          platform.link_bandwidth)  # fmt: skip
+        hbm_cycles = zeros if free_hbm else hbm
+        load = zeros if free_noc else noc.astype(np.float64)
+        store = np.maximum(0.0, hbm_cycles - arrays.durations)
         noc_energy = float((rb * platform.energy_per_byte[es, ed]).sum())
-        byte_hops = float((rb * platform.hops_per_byte[es, ed]).sum()) + float(((reads + writes) * hops).sum())
-        noc_energy += float(((reads + writes) * hops).sum()) * platform.hop_energy
-        fill = float(rb.sum() + reads.sum()) * platform.buffer_write_energy
+        byte_hops = float((rb * platform.hops_per_byte[es, ed]).sum()) + float(((arriving + writes) * hops).sum())
+        noc_energy += float(((arriving + writes) * hops).sum()) * platform.hop_energy
+        fill = float(rb.sum() + arriving.sum()) * platform.buffer_write_energy
         key = f"mem:{platform.buffer_name}"
         energy[key] = energy.get(key, 0.0) + fill
         energy["noc"] = energy.get("noc", 0.0) + noc_energy
@@ -315,7 +366,7 @@ def _simulate(instance: AtomicInstance, solution: RoundSchedule, free_noc: bool,
         occupancy = _occupancy(arrays, round_of, engine, written, local, n_rounds, instance.n_engines)
     slots = instance.n_engines * (platform.macs_per_engine if platform is not None else 1)
     macs = arrays.macs if platform is not None else int(arrays.durations.sum())
-    return RoundRun(round_of, engine, start, finish, load, store, noc, reads, writes, round_end, byte_hops,
+    return RoundRun(round_of, engine, start, finish, load, store, noc, hbm_cycles, reads, writes, round_end, byte_hops,
                     float(edge_bytes[on_chip].sum()), float(edge_bytes[~on_chip].sum()),
                     {k: v for k, v in energy.items() if v}, occupancy, macs, slots)  # fmt: skip
 

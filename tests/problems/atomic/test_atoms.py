@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from accelsched.errors import InputError
+from accelsched.hardware import load_accelerator
 from accelsched.models.builder import NetBuilder
-from accelsched.problems.atomic import AtomSize, Partition, atomize, split_size, working_set
+from accelsched.problems.atomic import AtomSize, Partition, atom_cost, atomize, split_size, working_set
 from tests.problems.atomic.helpers import KC, YX, chain
 
 
@@ -90,3 +91,18 @@ def test_an_even_split_fills_the_engines_and_fits_the_buffer() -> None:
     assert working_set(layer, size) <= KC.cores[0].top_capacity_bytes == 128 * 1024
     dag = atomize(chain(), KC, {"a": size, "b": size})
     assert len(dag.groups["a", 0]) >= 4
+
+
+@pytest.mark.parametrize(("preset", "low", "high"), [("atomic-8x8-kc", 0.75, 1.0), ("atomic-8x8-kc-port64", 0.0, 0.2)])
+def test_the_multi_bank_sram_feeds_the_pe_array_and_one_64_bit_port_starves_it(preset: str, low: float,
+                                                                                high: float) -> None:  # fmt: skip
+    """ResNet-50's 3x3 convolution of 64 channels on 56x56, split over the 64 engines: on the paper's multi-bank
+    SRAM (16 banks of 64-bit ports) its atoms keep the 16x16 PEs busy most of their cycles; behind one 8 B/cycle
+    port for all 256 PEs they wait for the port most of the time."""
+    b = NetBuilder("res2", 64, 56, 56)
+    b.conv(b.input, 64, 3, pad=1, name="conv")
+    (layer,) = b.build()
+    accelerator = load_accelerator(preset)
+    size = split_size(layer, accelerator, 64)
+    cycles, _, macs = atom_cost(layer, size, accelerator)
+    assert low <= macs / (accelerator.cores[0].n_macs * cycles) <= high

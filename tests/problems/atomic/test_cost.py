@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from accelsched.errors import InfeasibleSolution, InputError
 from accelsched.hardware.cost.transfer import core_to_core, dram_to_core
+from accelsched.models.builder import NetBuilder
 from accelsched.problems.atomic import (
     PROBLEM,
     AtomicInstance,
@@ -47,12 +50,16 @@ def test_transfers_and_hbm_are_priced_by_the_shared_primitives() -> None:
     check(instance, schedule)
     run = simulate(instance, schedule)
     load_a = dram_to_core(KC, 1, a.weight_bytes + a.network_input_bytes)
-    load_b = max(core_to_core(KC, 1, 2, edge).cycles, dram_to_core(KC, 2, b.weight_bytes).cycles)
+    noc_b = core_to_core(KC, 1, 2, edge).cycles
     store_b = dram_to_core(KC, 2, b.output_bytes)
-    assert list(run.load_cycles) == pytest.approx([load_a.cycles, load_b])
-    assert list(run.store_cycles) == pytest.approx([0.0, store_b.cycles])
-    assert run.latency_cycles == pytest.approx(load_a.cycles + a.duration_cycles + load_b + b.duration_cycles
-                                               + store_b.cycles)  # fmt: skip
+    hbm_b = dram_to_core(KC, 2, b.weight_bytes + b.output_bytes).cycles  # its read and write share the channel
+    # the NoC load precedes the computation; the HBM reads and writes are double-buffered under it
+    assert list(run.load_cycles) == pytest.approx([0.0, noc_b])
+    assert list(run.hbm_cycles) == pytest.approx([load_a.cycles, hbm_b])
+    assert list(run.store_cycles) == pytest.approx([max(0.0, load_a.cycles - a.duration_cycles),
+                                                    max(0.0, hbm_b - b.duration_cycles)])  # fmt: skip
+    assert run.latency_cycles == pytest.approx(max(a.duration_cycles, load_a.cycles)
+                                               + noc_b + max(b.duration_cycles, hbm_b))  # fmt: skip
     report = run.report
     hbm = a.weight_bytes + a.network_input_bytes + b.weight_bytes + b.output_bytes
     assert report.dram_bytes == hbm
@@ -67,8 +74,38 @@ def test_transfers_and_hbm_are_priced_by_the_shared_primitives() -> None:
     through = simulate(instance, RoundSchedule(((0,), (1,)), engines=(1, 2), write_back=frozenset({0})))
     assert through.report.dram_bytes == hbm + 2 * edge and through.onchip_bytes == 0
     metrics = atomic_metrics(instance, schedule)
-    # b's transfer over the mesh hides behind its longer load of weights from HBM: the NoC adds no time here
-    assert metrics.onchip_reuse == 1.0 and metrics.noc_overhead == 0 and 0 < metrics.hbm_stall_share < 1
+    # double-buffered: both atoms' HBM transfers are shorter than their computations and add no time; b's NoC
+    # load (its producer ran in the round before) precedes its computation
+    assert all(run.hbm_cycles < [x.duration_cycles for x in (a, b)]) and metrics.hbm_stall_share == 0
+    assert metrics.onchip_reuse == 1.0 and metrics.noc_overhead == pytest.approx(noc_b / run.latency_cycles)
+
+
+def test_the_transfers_of_a_round_share_the_hbm_channel_fairly() -> None:
+    """Two convolutions of the network input, 16 and 32 output channels, in one round on two engines:
+    processor sharing, the smaller transfer ends after twice its bytes over the bandwidth, the larger after both."""
+    b = NetBuilder("fork", 16, 8, 8)
+    b.conv(b.input, 16, 3, pad=1, name="narrow")
+    b.conv(b.input, 32, 3, pad=1, name="wide")
+    slow = KC.replace(offchip=dataclasses.replace(KC.offchip, bandwidth_bytes_per_cycle=1))
+    instance = make_instance(b.build(), slow, {"engines": "4", "atom": "8,8,16,32"})
+    schedule = RoundSchedule(((0, 1),), engines=(0, 1))
+    check(instance, schedule)
+    run = simulate(instance, schedule)
+    moved = run.hbm_read_bytes + run.hbm_write_bytes
+    small, large = sorted(moved)
+    assert small < large and sorted(run.hbm_cycles) == pytest.approx([2 * small, small + large])
+
+
+def test_hbm_transfers_longer_than_the_computation_add_only_their_excess() -> None:
+    """A 2 B/cycle HBM: the transfers outlast the computations, and the latency is the longer of the two."""
+    slow = KC.replace(offchip=dataclasses.replace(KC.offchip, bandwidth_bytes_per_cycle=2))
+    instance = make_instance(chain(), slow, {"engines": "4", "atom": "8,8,32,32"})
+    a, b = instance.dag.atoms
+    run = simulate(instance, RoundSchedule(((0,), (1,)), engines=(1, 2)))
+    assert all(run.hbm_cycles > [a.duration_cycles, b.duration_cycles])
+    assert list(run.store_cycles) == pytest.approx([run.hbm_cycles[0] - a.duration_cycles,
+                                                    run.hbm_cycles[1] - b.duration_cycles])  # fmt: skip
+    assert run.latency_cycles == pytest.approx(run.hbm_cycles[0] + run.load_cycles[1] + run.hbm_cycles[1])
 
 
 def test_an_engine_keeps_its_weights_for_the_next_atom_of_the_same_block() -> None:
@@ -94,3 +131,19 @@ def test_the_buffer_holds_outputs_until_their_last_consumer_and_the_rule_names_t
     tight = AtomicInstance(dag, 2, with_buffer(KC, int(held[0, 0]) - 1), instance.workload, instance.sizes)
     with pytest.raises(InfeasibleSolution, match=r"rule 4: engine 0 holds [\d,]+ bytes in round 0"):
         check(tight, schedule)
+
+
+def test_engines_of_one_round_share_one_multicast_hbm_read_of_the_same_weights() -> None:
+    """Layer a cut into two row halves: the same weights for both. Together in a round they read them once;
+    in two rounds on two engines each reads its own copy."""
+    instance = make_instance(chain(), KC, {"engines": "2", "atom": "4,8,32,32"})
+    a0, a1 = instance.dag.groups["a", 0]
+    b0, b1 = instance.dag.groups["b", 0]
+    weight = instance.dag.atoms[a0].weight_bytes
+    assert instance.dag.atoms[a0].weight_key == instance.dag.atoms[a1].weight_key and weight > 0
+    together = simulate(instance, RoundSchedule(((a0, a1), (b0, b1)), engines=(0, 1, 0, 1)))
+    apart = simulate(instance, RoundSchedule(((a0,), (a1,), (b0, b1)), engines=(0, 1, 0, 1)))
+    assert together.hbm_read_bytes[[a0, a1]] == pytest.approx([weight / 2 + x for x in
+                                                              apart.hbm_read_bytes[[a0, a1]] - weight])  # fmt: skip
+    assert apart.report.dram_bytes - together.report.dram_bytes == pytest.approx(weight)  # b shares in both
+    assert together.noc_byte_hops == apart.noc_byte_hops  # every engine still receives its whole block
