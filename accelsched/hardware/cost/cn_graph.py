@@ -7,7 +7,7 @@ its output rows into CNs of ``rows_per_cn`` rows (the last one may be shorter),
 so that a consumer can start as soon as the rows it reads exist (Stream's
 fine-grained, layer-fused schedule); a layer alone in its stack stays one CN,
 and so does a layer named in ``whole`` (the multicore problem names the layers
-whose weights exceed the weight memory of every core allowed to run them: cut
+whose weights exceed the weight memory of the smallest core allowed to run them: cut
 into rows, each CN would stream all the weights again; as one CN they cross the
 DRAM port once, as Stream's layer splitting, which cuts such a layer along
 ``K`` into parts whose weights fit, also achieves). The other loops, and in

@@ -364,10 +364,10 @@ class _StackModel:
         """Top level of a layer-tile's weights; adds them to ``used`` where they are not already reserved.
 
         When the stack's weights have a home, the layer's own ``weight_bytes`` are
-        already part of the home's reservation: the home is a candidate with those
-        bytes taken out of its use (so it always fits), and a level below it is
-        chosen when the layer's weights fit there besides everything else. Weights
-        never go above their home (``dram`` only for a stack without a home).
+        already part of the home's reservation: the lowest level below the home
+        with room for them besides everything else is chosen (and charged), else
+        the home itself (not charged again). Weights never go above their home
+        (``dram`` only for a stack without a home).
         """
         if not layer.kind.has_w_operand:
             return DRAM

@@ -141,8 +141,8 @@ class MulticoreInstance:
 
     @cached_property
     def whole_layers(self) -> frozenset[str]:
-        """Layers kept as one CN at fused granularity: their weights exceed the weight memory of every allowed
-        core.
+        """Layers kept as one CN at fused granularity: their weights exceed the weight memory of the smallest
+        core allowed to run them.
 
         Cut into rows, such a layer would stream all its weights through the DRAM port once per CN (rule 5 of
         :mod:`accelsched.problems.multicore`); as one CN it streams them once, the traffic of Stream's layer
@@ -185,8 +185,10 @@ class MulticoreInstance:
 
     @cached_property
     def unfused_outputs(self) -> frozenset[str]:
-        """Layers whose output leaves its fused stack: every layer at layer granularity; otherwise layers
-        alone in their stack, or read by a later stack."""
+        """Layers whose output leaves its fused stack, or is held whole: every layer at layer granularity;
+        otherwise layers alone in their stack, read by a later stack, of :attr:`whole_layers`, or read by one
+        (a whole layer's CN needs its producers' whole outputs and writes its whole output at once, so they
+        spill like a stack boundary's when they exceed the core's activation memory)."""
         if self.granularity is Granularity.LAYER:
             return frozenset(self.workload.names)
         graph = self.graph
@@ -196,6 +198,8 @@ class MulticoreInstance:
             size[stack[name]] = size.get(stack[name], 0) + 1
         out = {name for name in self.workload.names if size[stack[name]] == 1}
         out |= {producer for producer, consumer in self.workload.edges if stack[consumer] != stack[producer]}
+        whole = self.whole_layers
+        out |= whole | {producer for producer, consumer in self.workload.edges if consumer in whole}
         return frozenset(out)
 
     def spills(self, layer: str, core: int) -> bool:

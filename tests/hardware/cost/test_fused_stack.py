@@ -56,8 +56,7 @@ def test_weights_homed_on_chip_are_not_counted_twice_nor_fetched_from_dram_per_t
     """ResNet-18's layer3_0 block (896 KiB of weights) fits the 1 MiB weight buffer: it is its only home.
 
     Every layer-tile reads its weights from the home (or a level below it), never from DRAM: the stack's
-    DRAM traffic is its weights once plus its activations in and out, whatever the number of tiles
-    (87.8 MB over the 49 tiles when the home's weights were counted twice, pushing layers to DRAM).
+    DRAM traffic is its weights once plus its activations in and out, whatever the number of tiles.
     """
     from accelsched.models.registry import load_workload
 

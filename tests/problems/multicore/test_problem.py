@@ -112,7 +112,7 @@ def test_auto_stacks_partition_the_network_along_the_data_flow(name: str) -> Non
 @pytest.mark.parametrize("preset", ["stream-mc-hetero", "stream-mc-homtpu"])
 def test_auto_stacks_fuse_layers_whose_weights_exceed_a_core(preset: str) -> None:
     """Stream fuses layers whose weights exceed a core's weight memory (they are one CN streaming their weights
-    once); refusing them left 8 of ResNet-18's 31 layers in multi-layer stacks on the quad-cores."""
+    once): every layer of ResNet-18 is in a multi-layer stack on the quad-cores."""
     w = load_workload("resnet18")
     acc = load_accelerator(preset)
     stacks = auto_stacks(w, acc)
@@ -181,9 +181,8 @@ def test_manual_method_through_the_registry(granularity: str) -> None:
 
 
 def test_one_fused_stack_streams_each_weight_once() -> None:
-    """Forcing ResNet-18 into one fused stack re-streamed the weights of every layer too large for a core once
-    per CN (105 MB of weight loads, EDP 14x that of the automatic stacks); as one CN each, every weight crosses
-    the DRAM port once and the fused EDP stays below the layer-by-layer one."""
+    """In one fused stack, a layer too large for a core's weight memory is one CN: every weight crosses the DRAM
+    port once and the fused EDP stays below the layer-by-layer one."""
     w = load_workload("resnet18")
     acc = load_accelerator("stream-mc-homtpu")
     reports = {}
