@@ -17,13 +17,19 @@ Segments
     a segment boundary goes through HBM (the outputs a later segment reads are written back,
     and read back from there). A segment whose slowest layer takes ``tau`` per tile costs
 
-    .. math:: (L - 1)\,\tau + \max(B P \tau,\; H / \beta)
+    .. math:: F / \beta + (L - 1)\,\tau + \max(B P \tau,\; (H - F) / \beta)
 
-    the pipeline's fill and drain (``L`` layers) and its ``B P`` tiles, or the segment's HBM
-    traffic ``H`` at the HBM bandwidth ``beta`` when that is longer (transfers are
-    double-buffered under the computation, as in the evaluator). ``H`` is the segment's
+    the first tile's loads, exposed (a tile cannot compute before its input is in its buffer, and
+    what the previous segment writes back in its last rounds cannot be prefetched before it is
+    in HBM), the pipeline's fill and drain (``L`` layers) and its ``B P`` tiles, or the rest of the
+    segment's HBM traffic at the HBM bandwidth ``beta`` when that is longer (the later transfers
+    are double-buffered under the computation, as in the evaluator). ``H`` is the segment's
     weights, the activations it reads from earlier segments or the network input, and the
-    outputs it writes for later segments or as network outputs. The buffer state: the weights
+    outputs it writes for later segments or as network outputs; ``F``
+    (:func:`first_tile_bytes`) is one of the ``B P`` shares of the first layer's input, plus
+    its weights in the network's first segment (no earlier round to prefetch them in; later
+    segments' weights stream in during the previous segment's last round, as in the
+    evaluator). The buffer state: the weights
     of a segment of several layers stay resident while its tiles stream through, so they must
     fit in half the buffers of the ``N`` engines (the other half holds the tiles' activations);
     a one-layer segment streams its weights. A DP over the workload order picks the segments
@@ -62,6 +68,7 @@ __all__ = [
     "IlPipeParams",
     "IlPipePlan",
     "boundary_atoms",
+    "first_tile_bytes",
     "ilpipe_plan",
     "ilpipe_schedule",
     "segment_hbm_bytes",
@@ -136,8 +143,9 @@ def ilpipe_plan(instance: AtomicInstance, tiles: int, max_segment: int = IlPipeP
                 continue
             counts = allocate(per_tile[i:j], engines)
             tau = max(per_tile[k][c - 1] for k, c in zip(range(i, j), counts, strict=True))
-            hbm = segment_hbm_bytes(workload, i, j) / bandwidth
-            value = best[i] + (j - i - 1) * tau + max(batch * tiles * tau, hbm)
+            first = first_tile_bytes(workload, i, batch * tiles)
+            hbm = (segment_hbm_bytes(workload, i, j) - first) / bandwidth
+            value = best[i] + first / bandwidth + (j - i - 1) * tau + max(batch * tiles * tau, hbm)
             if value < best[j]:
                 best[j], cut[j] = value, (i, tuple(counts))
     segments: list[range] = []
@@ -173,6 +181,17 @@ def segment_hbm_bytes(workload: Workload, first: int, end: int) -> int:
         if not later or any(s not in inside for s in later):
             total += layer.output_bytes
     return total
+
+
+def first_tile_bytes(workload: Workload, first: int, tiles: int) -> int:
+    """HBM bytes the first tile of a segment starting at layer ``first`` reads exposed, before it can compute
+    (module docstring): one of its ``tiles`` (samples x row tiles) shares of the layer's input, which the previous
+    segment writes back only in its last rounds (or the network input), and, for the network's first segment, the
+    layer's weights (a later segment's weights are prefetched during the previous segment's last round)."""
+    layer = list(workload)[first]
+    producers = workload.predecessors(layer.name)
+    inputs = sum(workload[p].output_bytes for p in producers) if producers else layer.activation_input_bytes
+    return (layer.weight_bytes if first == 0 else 0) + math.ceil(inputs / tiles)
 
 
 def boundary_atoms(dag: AtomDag, plan_layers: list[set[str]]) -> frozenset[int]:

@@ -13,6 +13,7 @@ from accelsched.hardware import load_accelerator
 from accelsched.heuristics.atomic_cnnp import cnnp_configs, cnnp_schedule
 from accelsched.heuristics.atomic_ilpipe import (
     IlPipeParams,
+    first_tile_bytes,
     ilpipe_plan,
     ilpipe_schedule,
     segment_hbm_bytes,
@@ -165,6 +166,17 @@ def test_a_segment_pays_hbm_for_its_weights_and_what_crosses_its_boundary() -> N
     assert segment_hbm_bytes(w, 0, 1) == weights + 2 * fmap  # the network input in, its output out
     assert segment_hbm_bytes(w, 2, 4) == 2 * weights + 2 * fmap
     assert segment_hbm_bytes(w, 0, 6) == 6 * weights + 2 * fmap
+
+
+def test_a_segment_pays_its_first_tiles_loads_before_it_computes() -> None:
+    """The first tile of a segment cannot compute before its share of the input is in its buffer (what the previous
+    segment writes back is in HBM only at the segment's start), nor, in the network's first segment, before its
+    weights are: those bytes are exposed; a later segment's weights are prefetched."""
+    w = stack()
+    weights, fmap = w["c0"].weight_bytes, w["c0"].output_bytes
+    assert first_tile_bytes(w, 0, 4) == weights + math.ceil(w["c0"].activation_input_bytes / 4)
+    assert first_tile_bytes(w, 2, 4) == fmap // 4
+    assert first_tile_bytes(w, 2, 1) == fmap
 
 
 @pytest.mark.parametrize(("hbm", "segments"), [(256, [1] * 6), (16, [6])])

@@ -7,12 +7,38 @@ Execution
     round (pipelined baselines only) have finished; the round ends with its last
     atom. With one atom per engine (Atomic Dataflow's rounds) a round lasts as long
     as its slowest atom.
-Time of an atom ``a`` on engine ``e``
-    :math:`t_a = \text{noc}_a + \max(\text{compute}_a, \text{hbm}_a)`: the NoC load
-    comes before the computation, the HBM transfers are double-buffered (as in the
-    paper's engines: the HBM reads of the next atom stream into the buffer's second
-    half, and the written-back output drains, while an atom computes), so only the
-    part of them longer than the computation adds time:
+Time of an atom ``a`` on engine ``e`` in round ``r`` (causal double buffering)
+    The buffer is double-buffered towards HBM: while engine ``e`` computes in round
+    ``r``, the HBM reads of its atoms of round ``r + 1`` stream in (*prefetch*) and
+    the write-backs of its atoms of round ``r - 1`` drain. Nothing is read before it
+    exists: an atom's HBM reads split into
+
+    * prefetched reads :math:`P_a`, read during round ``r - 1`` on ``e``: its weights
+      (unless its engine ran an atom with the same weights just before), the network
+      input it reads, and inputs already in HBM at the end of round ``r - 2`` (a
+      tensor whose write drains in round ``q`` is in HBM from the end of round ``q``:
+      it can be prefetched for atoms of rounds ``>= q + 2``). Only when engine ``e``
+      runs an atom in round ``r - 1`` and the buffer has room (below); otherwise
+    * exposed reads :math:`X_a`: read in round ``r`` before ``a`` computes (all of
+      them for an engine's first atom; a tensor written back in the round just
+      before, or drained in it, is always read exposed).
+
+    An atom's HBM write :math:`W_a` (a written-back output or a network output)
+    drains during round ``r + 1`` when its engine runs an atom then, no atom of round
+    ``r`` or ``r + 1`` reads it from HBM and the buffer has room (its bytes stay in the buffer
+    until drained; the tensor is then in HBM from the end of round ``r + 1``);
+    otherwise it is written after the computation, exposed, and in HBM from the end
+    of round ``r``. With :math:`O_{e,r}` the HBM time of the prefetches of ``e``'s
+    atoms of round ``r + 1`` and of the drains of ``e``'s atoms of round ``r - 1``,
+
+    .. math:: t_a = \text{noc}_a + X_a + \max(\text{compute}_a,\; O_{e,r}\,c_a / C_{e,r})
+              + W_a\,[\text{exposed}]
+
+    where :math:`c_a` is the atom's compute and :math:`C_{e,r}` the compute of all of
+    ``e``'s atoms of round ``r`` (with one atom per engine, Atomic Dataflow's rounds,
+    the round lasts :math:`\max_e (\text{noc} + X + \max(\text{compute}, O_{e,r}) + W)`).
+    An engine idle in a round neither prefetches nor drains in it (a conservative
+    choice: its next atom's reads are exposed).
 
     * ``compute``: the atom's cycles from the shared per-layer cost model
       (:func:`accelsched.problems.atomic.atoms.atom_cost`);
@@ -21,17 +47,15 @@ Time of an atom ``a`` on engine ``e``
       bandwidth plus one cycle per hop, XY routing), one transfer after the other;
       its producer ran in an earlier round, so it cannot be fetched before the
       round starts;
-    * ``hbm = read + write``: the atom's HBM reads (its weights unless its engine
-      ran an atom with the same weights just before, the network input it reads,
-      and inputs whose producer wrote them back) and its HBM write (a written-back
-      output or a network output) through the HBM channel, which the engines of a
-      round share fairly (processor sharing: with the engines' HBM bytes in the
-      round ``b_1 <= b_2 <= ...``, the ``i``-th engine's transfers end after
+    * HBM times: every engine's HBM traffic of round ``r`` (its exposed reads and
+      writes of ``r``, the prefetches for ``r + 1`` and the drains of ``r - 1``) is
+      one flow through the HBM channel, which the engines of a round share fairly
+      (processor sharing: with the engines' HBM bytes in the round
+      ``b_1 <= b_2 <= ...``, the ``i``-th engine's transfers end after
       :math:`(\sum_{j < i} b_j + (m - i + 1) b_i) / \beta` for ``m`` engines and the
-      bandwidth ``beta``; one engine alone gets the whole bandwidth; the atoms an
-      engine runs one after the other in a pipelined round split its time in
-      proportion to their bytes), and never
-      faster than the mesh path from the nearest HBM port (as in
+      bandwidth ``beta``; one engine alone gets the whole bandwidth; the transfers of
+      one flow split its time in proportion to their bytes), and each transfer is
+      never faster than the mesh path from the nearest HBM port (as in
       :func:`accelsched.hardware.cost.transfer.dram_to_core`). Weights that ``k``
       atoms of one round fetch (the same layer, input and output channels) are read
       from HBM once and multicast over the mesh (an assumption: the paper does not
@@ -39,8 +63,10 @@ Time of an atom ``a`` on engine ``e``
       the HBM read, in time and energy, while the whole block still crosses the mesh
       to its engine (time, hop energy and buffer fill).
 
-    In :class:`RoundRun`, ``load`` is the NoC part and ``store`` the exposed HBM part
-    ``max(0, hbm - compute)``, so that ``t_a = load + compute + store``.
+    In :class:`RoundRun`, ``load`` is :math:`\text{noc}_a + X_a` (before the
+    computation) and ``store`` the rest, :math:`\max(0, O_{e,r} c_a / C_{e,r} -
+    \text{compute}_a) + W_a[\text{exposed}]`, so that ``t_a = load + compute + store``;
+    ``hbm`` is the time of all of the atom's own HBM transfers, wherever they run.
 Energy
     The atoms' engine energy (MACs and engine memories), the buffer writes of
     everything loaded (``mem:<buffer>``), the NoC (byte-hops x energy per byte and
@@ -51,7 +77,17 @@ Buffer
     written back (held until the end of the round of their last consumer), the
     outputs of its atoms of ``r`` that a later round reads, and the largest working
     set among its atoms of ``r``: the inputs it does not find in the buffer
-    already, its weights, and its output when nothing later reads it.
+    already, its weights, and its output when nothing later reads it; plus the
+    double buffer's bytes: the outputs of round ``r - 1`` draining in ``r`` and the
+    bytes prefetched for round ``r + 1`` (all of them, weights whole). Rule 4 of the
+    checker (:mod:`accelsched.problems.atomic.check`) bounds this total. The double
+    buffer is the evaluator's choice, not the schedule's, and it is only used where
+    it fits: for each engine and round, first the drains, then the prefetch, are
+    admitted only if the total stays within the capacity; otherwise those writes are
+    exposed in their own round and those reads in theirs. A schedule therefore
+    breaks rule 4 exactly when its single-buffered holding (the terms before the
+    double buffer) does, so Algorithm 3's eviction
+    (:func:`accelsched.problems.atomic.placement.evict`) and the checker agree.
 Metrics
     PE utilization (MACs over the engines' MAC slots during the latency), NoC
     overhead and HBM stall share (the latency that transfers over the mesh, and
@@ -211,6 +247,57 @@ def _multicast_copies(round_of: np.ndarray, keys: np.ndarray, fetching: np.ndarr
 
 
 @dataclass(frozen=True)
+class _BufferPlan:
+    """Which transfers the double buffer overlaps (module docstring), per atom, and the bytes it adds to the
+    buffer per engine and round."""
+
+    drained: np.ndarray  # the atom's write drains during its engine's next round
+    pre_reads: np.ndarray  # HBM bytes (multicast share) read during the round before the atom's
+    pre_arriving: np.ndarray  # bytes those reads bring into the buffer
+    extra: np.ndarray  # engines x rounds: prefetched and draining bytes
+
+
+def _double_buffer(
+    arrays: _DagArrays, round_of: np.ndarray, engine: np.ndarray, on_chip: np.ndarray, fetched: np.ndarray,
+    copies: np.ndarray, from_hbm: np.ndarray, writes: np.ndarray, base: np.ndarray, capacity: float, n_engines: int,
+) -> _BufferPlan:  # fmt: skip
+    """Drains and prefetches of the double buffer (module docstring): a write drains in the next round of its
+    engine when the engine runs an atom then, no consumer reads it from HBM in that round and it fits; an atom's
+    available reads are prefetched in the round before it when its engine runs an atom then and they fit."""
+    n_rounds = base.shape[1]
+    src, dst = arrays.src, arrays.dst
+    active = np.zeros((n_engines, n_rounds + 2), dtype=bool)  # column r + 1 is round r
+    active[engine, round_of + 1] = True
+    has_prev, has_next = active[engine, round_of], active[engine, round_of + 2]
+    through = ~on_chip
+    first_read = np.full(len(round_of), np.iinfo(np.int64).max)
+    np.minimum.at(first_read, src[through], round_of[dst[through]])
+    can_drain = (writes > 0) & has_next & (first_read >= round_of + 2)
+    held = np.zeros((n_engines, n_rounds + 2))
+    np.add.at(held, (engine[can_drain], round_of[can_drain] + 2), writes[can_drain])
+    fits = np.ones((n_engines, n_rounds + 2), dtype=bool)
+    fits[:, 1:-1] = base + held[:, 1:-1] <= capacity
+    drained = can_drain & fits[engine, round_of + 2]
+    draining = np.zeros((n_engines, n_rounds + 2))
+    np.add.at(draining, (engine[drained], round_of[drained] + 2), writes[drained])
+    # a tensor in HBM from the end of round ``ready`` can be prefetched for an atom of round ``ready + 2`` on
+    ready = round_of + drained
+    available = through & (round_of[dst] >= ready[src] + 2)
+    pre_hbm = np.bincount(dst[available], weights=arrays.edge_bytes[available], minlength=len(round_of))
+    pre_arriving = np.where(has_prev, fetched + arrays.network_inputs + pre_hbm, 0.0)
+    pre_reads = np.where(has_prev, fetched / copies + arrays.network_inputs + pre_hbm, 0.0)
+    wanted = np.zeros((n_engines, n_rounds + 2))
+    np.add.at(wanted, (engine, round_of), pre_arriving)  # held during round r - 1 (column r)
+    room = np.ones((n_engines, n_rounds + 2), dtype=bool)
+    room[:, 1:-1] = base + draining[:, 1:-1] + wanted[:, 1:-1] <= capacity
+    prefetched = has_prev & room[engine, round_of]
+    pre_arriving, pre_reads = np.where(prefetched, pre_arriving, 0.0), np.where(prefetched, pre_reads, 0.0)
+    extra = draining.copy()
+    np.add.at(extra, (engine, round_of), pre_arriving)
+    return _BufferPlan(drained, pre_reads, pre_arriving, extra[:, 1:-1])
+
+
+@dataclass(frozen=True)
 class RoundRun:
     """What the evaluator derives from one schedule. Arrays are indexed by atom unless said otherwise.
 
@@ -221,9 +308,9 @@ class RoundRun:
     start_cycles, finish_cycles
         When every atom starts loading and finishes storing.
     load_cycles, store_cycles, noc_cycles, hbm_cycles
-        The load before the computation (the NoC transfers; zero when they are free), the HBM time left after
-        the computation (``max(0, hbm - compute)``), the NoC transfers, and the HBM reads plus write (double-buffered
-        under the computation; zero when HBM is free).
+        The load before the computation (the NoC transfers and the exposed HBM reads), the time after it (the
+        overlapped HBM traffic longer than the computation and the exposed write), the NoC transfers, and the time of
+        the atom's own HBM reads and write, prefetched, drained or exposed (zero when HBM is free).
     hbm_read_bytes, hbm_write_bytes
         HBM traffic of every atom.
     round_end_cycles
@@ -326,6 +413,7 @@ def _simulate(instance: AtomicInstance, solution: RoundSchedule, free_noc: bool,
     zeros = np.zeros(n)
     noc: np.ndarray
     energy = dict(arrays.energy)
+    occupancy = None
     if platform is None:
         load = store = noc = reads = writes = hbm_cycles = zeros
         byte_hops = 0.0
@@ -342,15 +430,41 @@ def _simulate(instance: AtomicInstance, solution: RoundSchedule, free_noc: bool,
         reuse[by_engine[1:]] = same
         fetched = np.where(reuse, 0.0, arrays.weights)
         copies = _multicast_copies(round_of, arrays.weight_keys, fetched > 0)
-        arriving = fetched + arrays.network_inputs + from_hbm
-        reads = fetched / copies + arrays.network_inputs + from_hbm
         writes = np.where(written | arrays.network_outputs, arrays.outputs, 0.0)
         hops = platform.dram_hops[engine]
-        hbm = _hbm_cycles(reads + writes, arriving + writes, round_of, engine, hops, platform.hbm_bandwidth,
-                          platform.link_bandwidth)  # fmt: skip
-        hbm_cycles = zeros if free_hbm else hbm
-        load = zeros if free_noc else noc.astype(np.float64)
-        store = np.maximum(0.0, hbm_cycles - arrays.durations)
+        base = _occupancy(arrays, round_of, engine, written, local, n_rounds, instance.n_engines)
+        plan = _double_buffer(arrays, round_of, engine, on_chip, fetched, copies, from_hbm, writes, base,
+                              platform.capacity_bytes, instance.n_engines)  # fmt: skip
+        arriving = fetched + arrays.network_inputs + from_hbm
+        reads = fetched / copies + arrays.network_inputs + from_hbm
+        # three transfers per atom: its exposed reads (its round), its prefetched reads (the round before), its
+        # write (drained in the next round, or exposed in its own)
+        item_bytes = np.concatenate((reads - plan.pre_reads, plan.pre_reads, writes))
+        item_arriving = np.concatenate((arriving - plan.pre_arriving, plan.pre_arriving, writes))
+        item_round = np.concatenate((round_of, round_of - 1, round_of + plan.drained))
+        item_engine = np.tile(engine, 3)
+        times = _hbm_cycles(item_bytes, item_arriving, item_round + 1, item_engine, np.tile(hops, 3),
+                            platform.hbm_bandwidth, platform.link_bandwidth)  # fmt: skip
+        if free_hbm:
+            times = np.zeros(3 * n)
+        t_exposed, t_pre, t_write = times[:n], times[n : 2 * n], times[2 * n :]
+        hbm_cycles = t_exposed + t_pre + t_write
+        # the overlapped traffic of (engine, round): the next round's prefetches and the previous round's drains,
+        # shared by the engine's atoms of the round in proportion to their compute
+        cols = n_rounds + 2
+        overlap = np.bincount(engine * cols + round_of - 1 + 1, weights=t_pre, minlength=instance.n_engines * cols)
+        overlap += np.bincount(engine * cols + round_of + 1 + 1, weights=np.where(plan.drained, t_write, 0.0),
+                               minlength=instance.n_engines * cols)  # fmt: skip
+        cell = engine * cols + round_of + 1
+        work = np.bincount(cell, weights=arrays.durations, minlength=instance.n_engines * cols)
+        count = np.bincount(cell, minlength=instance.n_engines * cols)
+        share = np.where(work[cell] > 0, arrays.durations / np.where(work[cell] > 0, work[cell], 1.0),
+                         1.0 / count[cell])  # fmt: skip
+        overlapped = overlap[cell] * share
+        exposed_write = np.where(plan.drained, 0.0, t_write)
+        load = t_exposed + (zeros if free_noc else noc.astype(np.float64))
+        store = np.maximum(0.0, overlapped - arrays.durations) + exposed_write
+        occupancy = base + plan.extra
         noc_energy = float((rb * platform.energy_per_byte[es, ed]).sum())
         byte_hops = float((rb * platform.hops_per_byte[es, ed]).sum()) + float(((arriving + writes) * hops).sum())
         noc_energy += float(((arriving + writes) * hops).sum()) * platform.hop_energy
@@ -361,9 +475,6 @@ def _simulate(instance: AtomicInstance, solution: RoundSchedule, free_noc: bool,
         energy["dram"] = float(reads.sum()) * platform.hbm_read_energy + float(writes.sum()) * platform.hbm_write_energy
     busy = load + arrays.durations + store
     start, finish, round_end = _timeline(dag, solution, round_of, engine, order, sizes, busy, instance.n_engines)
-    occupancy = None
-    if platform is not None:
-        occupancy = _occupancy(arrays, round_of, engine, written, local, n_rounds, instance.n_engines)
     slots = instance.n_engines * (platform.macs_per_engine if platform is not None else 1)
     macs = arrays.macs if platform is not None else int(arrays.durations.sum())
     return RoundRun(round_of, engine, start, finish, load, store, noc, hbm_cycles, reads, writes, round_end, byte_hops,
