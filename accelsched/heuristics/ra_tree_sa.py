@@ -1,7 +1,8 @@
 """SET's simulated annealing over RA trees (methods ``sa``, ``sa-ls``, ``sa-lp``).
 
-Protocol (the SET paper's): each chain starts from the layer-sequential tree (or the
-warm start), draws one operator of :mod:`accelsched.heuristics.ra_tree_moves` per
+Protocol (the SET paper's): each chain starts from SET's layer-sequential tree (the
+leaf batch halved until it passes ``check``; :func:`~accelsched.problems.ra_tree.set_ls_tree`) or the
+warm start, draws one operator of :mod:`accelsched.heuristics.ra_tree_moves` per
 iteration, evaluates the tree with the shared cost model, and accepts a worse tree
 with probability ``exp(-(dC / C) / T)``, ``T_n = T0 (1 - n/N) / (1 + alpha n/N)`` with
 ``T0 = 0.07``, ``alpha = 8`` and ``N = 100 x layers`` iterations. For the last 10 % of
@@ -74,6 +75,7 @@ from accelsched.problems.ra_tree import (
     buffer_overflow,
     check_structure,
     evaluate_tree,
+    set_ls_tree,
 )
 from accelsched.problems.ra_tree.tree import Cut, CutKind, Leaf, RATree, sequential_tree
 from accelsched.problems.result import Result
@@ -228,6 +230,16 @@ class _Chain:
         return None
 
 
+def _start_tree(instance: RATreeInstance) -> RATree:
+    """Where a chain starts without a warm start: SET's LS tree (:func:`set_ls_tree`: every layer a leaf of the
+    root T-Cut, at the largest leaf batch ``B, B/2, ...`` that passes ``check``), which is the
+    layer-sequential tree whenever that one passes; the layer-sequential tree when no leaf batch passes."""
+    try:
+        return set_ls_tree(instance)
+    except InfeasibleSolution:
+        return sequential_tree(instance.workload)
+
+
 def solve_sa(
     instance: RATreeInstance,
     options: SolveOptions | None = None,
@@ -270,10 +282,10 @@ def solve_sa(
     chosen = params or RATreeSAParams()
     origin = time.time()
     chain = _Chain(instance, chosen)
-    initial = warm_start if warm_start is not None else sequential_tree(instance.workload)
+    initial = warm_start if warm_start is not None else _start_tree(instance)
     initial_cost = chain.cost(initial)
     if not math.isfinite(initial_cost):
-        reason = "the warm start" if warm_start is not None else "the layer-sequential tree"
+        reason = "the warm start" if warm_start is not None else "SET's layer-sequential tree"
         return Result.no_solution(
             Status.INFEASIBLE,
             PROBLEM.name,

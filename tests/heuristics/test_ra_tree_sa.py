@@ -167,3 +167,23 @@ def test_sa_draws_flip_and_the_restricted_sas_draw_set_six() -> None:
     drawn = {name: cast(partial[Any], spec.run).keywords["params"].operators for name, spec in SA.items()}
     assert drawn == {"sa": SA_OPERATORS, "sa-ls": OPERATORS, "sa-lp": OPERATORS}
     assert (*OPERATORS, "flip") == SA_OPERATORS == RATreeSAParams().operators
+
+
+
+def test_a_chain_starts_from_sets_ls_tree_when_the_full_batch_leaves_overflow() -> None:
+    """Transformer at batch 8: every layer over the full batch overflows a tile (a leaf holds its whole
+    input); SET's LS halves the leaf batch until the tree passes, and the SA starts there and never ends
+    worse than it."""
+    from accelsched.hardware import load_accelerator
+    from accelsched.models.registry import load_workload
+    from accelsched.problems.ra_tree import check, evaluate_tree, make_instance, objective, set_ls_tree
+
+    inst = make_instance(load_workload("transformer_base", batch=8), load_accelerator("set-edge-4x4"), {})
+    with pytest.raises(InfeasibleSolution):
+        check(inst, sequential_tree(inst.workload))
+    start = set_ls_tree(inst)
+    start_objective = objective(inst, start, evaluate_tree(inst, start).report)
+    params = RATreeSAParams(rounds_per_layer=1, chains=1, hot_chains=0)
+    result = solve_sa(inst, SolveOptions(seed=0), params=params)
+    assert result.status is Status.FEASIBLE
+    assert result.objective is not None and result.objective <= start_objective * (1 + 1e-9)
