@@ -278,7 +278,7 @@ def _cell(text: str | None) -> str:
 
 
 def render(data: dict[str, Any]) -> str:
-    """The Markdown table of a claims JSON: one row per claim, then the verdict counts."""
+    """The Markdown table of a claims JSON: one row per claim, the verdict counts, and the run's ``note`` if any."""
     rows = data["rows"]
     counts = summary(rows)
     lines = [
@@ -307,6 +307,8 @@ def render(data: dict[str, Any]) -> str:
         f"{counts['not reproduced']} not reproduced ({counts['not reproduced without cause']} without a measured "
         f"cause), {counts['error']} errors.",
     ]
+    if data.get("note"):
+        lines += ["", f"Note: {data['note']}."]
     lines += closing_lines(data)
     return "\n".join(lines) + "\n"
 

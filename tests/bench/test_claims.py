@@ -95,6 +95,7 @@ def test_render_redraws_the_json(tmp_path) -> None:  # type: ignore[no-untyped-d
     out = tmp_path / "claims.md"
     assert cl.main(["render", str(src), "--out", str(out)]) == 0
     assert out.read_text(encoding="utf-8") == cl.render(data)
+    assert "Note: a second run." in cl.render(data | {"note": "a second run"})
 
 
 def test_an_unknown_paper_or_claim_is_refused_by_name() -> None:
