@@ -59,68 +59,41 @@ measured here. ``Scale.FAST`` (three 10-layer random DAGs, small buffers and can
 GAs) solves them with ``milp-highs``. Every schedule here passes the problem's ``check`` and the
 shared evaluator (:func:`accelsched.registry.run_method`).
 """
-
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
-
-import numpy as np
 
 from accelsched.bench.claims import Claim, ClaimKind, Measurement, PaperFigure, Scale
-from accelsched.hardware import load_accelerator
-from accelsched.hardware.cost.report import CostReport
-from accelsched.heuristics.genetic import GAParams
+from accelsched.bench.claims_cocco_coexplore import (
+    COEXPLORE,
+    MAX_FIGURE,
+    MIN_FIGURE,
+    coexplore_runs,
+    measure_coexplore_max,
+    measure_coexplore_min,
+)
+from accelsched.bench.claims_cocco_common import (
+    FAST_NETS,
+    PAPER,
+    SEED,
+    Design,
+    Net,
+    Optimum,
+    checked,
+    find_optimum,
+    ga_params,
+    geomean,
+    pct,
+)
 from accelsched.heuristics.partition.ga import PartitionGAParams, ga_method
-from accelsched.models.registry import load_workload, random_workload
-from accelsched.models.workload import Workload
-from accelsched.problems.base import MethodSpec
-from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution, make_instance
-from accelsched.registry import get_method, run_method
-from accelsched.solvers import SolveOptions, Status
+from accelsched.problems.partition import PROBLEM, PartitionInstance, PartitionSolution
+from accelsched.registry import get_method
+from accelsched.solvers import SolveOptions
 
-__all__ = ["CLAIMS", "COEXPLORE", "FIG11", "CoexploreSetting", "Design", "Net", "PartitionSetting"]
-
-PAPER = "Cocco"
-RESULTS_DIR = Path(__file__).resolve().parents[2] / "bench" / "results"
-"""Where the committed tables (and their exact rows, the FULL optima) are."""
-EXACT = ("milp-highs", "cpsat")
-"""The exact methods whose committed rows give the FULL optima."""
-SEED = 0
-
-
-@dataclass(frozen=True)
-class Net:
-    """A workload of a claim: a zoo network, or (``random_layers`` > 0) a seeded random DAG of
-    56 x 56 feature maps and 32-128 channels, whose tensors outgrow small buffers."""
-
-    name: str
-    random_layers: int = 0
-    seed: int = 0
-
-    def load(self) -> Workload:
-        """The workload."""
-        if self.random_layers:
-            return random_workload(self.random_layers, self.seed, channels=(32, 64, 96, 128), height=56, width=56)
-        return load_workload(self.name)
-
-
-@dataclass(frozen=True)
-class Design:
-    """A buffer organisation: its preset and the problem options (candidate lists, metric)."""
-
-    name: str
-    preset: str
-    options: tuple[tuple[str, str], ...]
-
-    def instance(self, workload: Workload) -> PartitionInstance:
-        """The partition instance of ``workload`` on this design."""
-        return make_instance(workload, load_accelerator(self.preset), dict(self.options))
-
+__all__ = ["CLAIMS", "COEXPLORE", "FIG11", "FIG11_METHODS", "PartitionSetting", "coexplore_runs", "no_stall_bandwidth",
+           "partition_runs"]
 
 @dataclass(frozen=True)
 class PartitionSetting:
@@ -148,43 +121,8 @@ class PartitionSetting:
     exact_time_limit_s: float = 20.0
 
 
-@dataclass(frozen=True)
-class CoexploreSetting:
-    """How the co-exploration claims are measured at one scale.
-
-    Attributes
-    ----------
-    nets, designs
-        The rows: every workload on every buffer design.
-    ga
-        Cocco's GA, which co-explores (20 x 500 at FULL).
-    fixed_ga
-        The partition GA of the fixed S / M / L baselines.
-    point_ga
-        The GA run at each point of grid+GA and random+GA.
-    grid_stride
-        grid+GA takes every ``grid_stride``-th candidate of each list.
-    committed, exact_time_limit_s
-        As in :class:`PartitionSetting`.
-    """
-
-    nets: tuple[Net, ...]
-    designs: tuple[Design, ...]
-    ga: PartitionGAParams
-    fixed_ga: PartitionGAParams
-    point_ga: PartitionGAParams
-    grid_stride: int
-    committed: str | None
-    exact_time_limit_s: float = 20.0
 
 
-def _ga(generations: int, population: int) -> PartitionGAParams:
-    return PartitionGAParams(ga=GAParams(population_size=population, generations=generations))
-
-
-_FAST_NETS = tuple(Net(f"random:10:{s}", 10, s) for s in (1, 2, 3))
-_COCCO_ENERGY = (("capacities", "cocco"), ("metric", "energy"))
-_FAST_SEPARATE = (("act_kb", "64-512:64"), ("weight_kb", "72-576:72"), ("metric", "energy"))
 _FIG11_NETS = "vgg16 resnet50 googlenet randwire_a resnet152 randwire_b transformer_base gpt2 nasnet"
 FIG11 = {
     Scale.FULL: PartitionSetting(
@@ -194,121 +132,13 @@ FIG11 = {
         committed="partition_fig11.json",
     ),
     Scale.FAST: PartitionSetting(
-        nets=_FAST_NETS,
+        nets=FAST_NETS,
         design=Design("separate", "cocco-simba-separate", (("act_kb", "192"), ("weight_kb", "144"))),
-        ga=_ga(5, 40),
+        ga=ga_params(5, 40),
         committed=None,
     ),
 }
 """The Fig. 11 measurement at each scale."""
-COEXPLORE = {
-    Scale.FULL: CoexploreSetting(
-        nets=tuple(Net(n) for n in ("resnet50", "googlenet", "randwire_a", "nasnet")),
-        designs=(
-            Design("shared", "cocco-simba-shared", _COCCO_ENERGY),
-            Design("separate", "cocco-simba-separate", _COCCO_ENERGY),
-        ),
-        ga=PartitionGAParams(),
-        fixed_ga=_ga(10, 200),
-        point_ga=_ga(3, 50),
-        grid_stride=8,
-        committed="partition_coexplore.json",
-    ),
-    Scale.FAST: CoexploreSetting(
-        nets=_FAST_NETS,
-        designs=(
-            Design("shared", "cocco-simba-shared", (("shared_kb", "64-512:64"), ("metric", "energy"))),
-            Design("separate", "cocco-simba-separate", _FAST_SEPARATE),
-        ),
-        ga=_ga(5, 40),
-        fixed_ga=_ga(5, 40),
-        point_ga=_ga(3, 20),
-        grid_stride=3,
-        committed=None,
-    ),
-}
-"""The co-exploration measurement at each scale."""
-
-
-# ------------------------------------------------------------------ common
-@dataclass(frozen=True)
-class Run:
-    """A checked, re-evaluated run that found a partition: its objective and the evaluator's report."""
-
-    method: str
-    status: Status
-    solution: PartitionSolution
-    objective: float
-    cost: CostReport
-
-
-def _checked(
-    instance: PartitionInstance, spec: MethodSpec, options: SolveOptions, warm: PartitionSolution | None = None
-) -> Run:
-    """Run ``spec`` through :func:`accelsched.registry.run_method` (the problem's ``check`` and the shared
-    evaluator); a run without a partition is an error of the claim."""
-    result = run_method(PROBLEM, instance, spec, options, warm)
-    if result.solution is None or result.objective is None or result.cost is None:
-        raise RuntimeError(f"{spec.name} found no partition: {result.status.name} {result.stats.native_status}")
-    return Run(spec.name, result.status, result.solution, result.objective, result.cost)
-
-
-def _committed_optima(name: str, design: str) -> dict[str, tuple[float, bool]]:
-    """``workload -> (least objective of the exact rows, whether one of them is proven)`` of a committed
-    table in ``bench/results`` for ``design``."""
-    path = RESULTS_DIR / name
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: the committed table whose exact rows are the FULL optima")
-    rows = json.loads(path.read_text(encoding="utf-8"))["rows"]
-    out: dict[str, tuple[float, bool]] = {}
-    for row in rows:
-        if row["method"] not in EXACT or row["design"] != design or row["objective"] is None:
-            continue
-        value, proven = out.get(row["workload"], (math.inf, False))
-        out[row["workload"]] = (min(value, row["objective"]), proven or row["status"] == "OPTIMAL")
-    return out
-
-
-@dataclass(frozen=True)
-class Optimum:
-    """The reference of a row: the least objective known and whether it is proven optimal."""
-
-    value: float
-    proven: bool
-    source: str
-
-    @property
-    def word(self) -> str:
-        """``proven optimum`` or ``best known``."""
-        return "proven optimum" if self.proven else "best known"
-
-
-def _optimum(
-    instance: PartitionInstance, name: str, design: str, committed: str | None, limit: float,
-    found: Sequence[Run],
-) -> Optimum:  # fmt: skip
-    """The row's reference: the committed exact rows' value (FULL) or ``milp-highs`` warm-started by the
-    best of ``found`` (FAST), never above a partition found here."""
-    best = min(found, key=lambda r: r.objective)
-    if committed is not None:
-        value, proven = _committed_optima(committed, design).get(name, (math.inf, False))
-        source = f"committed {committed}"
-    else:
-        exact = _checked(instance, get_method(PROBLEM.name, "milp-highs"),
-                         SolveOptions(time_limit_s=limit, seed=SEED), best.solution)  # fmt: skip
-        value, proven, source = exact.objective, exact.status is Status.OPTIMAL, "milp-highs"
-    if best.objective < value * (1 - 1e-9):
-        return Optimum(best.objective, False, f"{best.method} here (below {source})")
-    return Optimum(value, proven, source)
-
-
-def _geomean(values: Sequence[float]) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
-def _pct(ratio: float) -> str:
-    """A ratio above or below 1 as a signed percentage."""
-    return f"{(ratio - 1) * 100:+.2f} %"
 
 
 # ------------------------------------------------------------------ fig. 11
@@ -372,9 +202,9 @@ def partition_runs(scale: Scale) -> PartitionRuns:
     rows = []
     for net in setting.nets:
         instance = setting.design.instance(net.load())
-        results = {m: _checked(instance, ga if m == "ga" else get_method(PROBLEM.name, m), options)
+        results = {m: checked(instance, ga if m == "ga" else get_method(PROBLEM.name, m), options)
                    for m in FIG11_METHODS}  # fmt: skip
-        optimum = _optimum(instance, net.name, setting.design.name, setting.committed, setting.exact_time_limit_s,
+        optimum = find_optimum(instance, net.name, setting.design.name, setting.committed, setting.exact_time_limit_s,
                            list(results.values()))  # fmt: skip
         peaks = {m: no_stall_bandwidth(instance, r.solution) for m, r in results.items()}
         rows.append(PartitionRow(
@@ -402,7 +232,7 @@ def _lower_than(metric: str, baselines: Sequence[str], scale: Scale) -> Measurem
     by_base: dict[str, list[tuple[float, PartitionRow]]] = {}
     for base in baselines:
         ratios = by_base[base] = [(getattr(r, metric)["ga"] / getattr(r, metric)[base], r) for r in runs.rows]
-        geo = _geomean([q for q, _ in ratios])
+        geo = geomean([q for q, _ in ratios])
         higher = sum(1 for q, _ in ratios if q > 1 + 1e-9)
         lower = sum(1 for q, _ in ratios if q < 1 - 1e-9)
         if geo >= 1 - 1e-9 or lower <= higher:
@@ -432,11 +262,11 @@ def _lower_than(metric: str, baselines: Sequence[str], scale: Scale) -> Measurem
 def _above_cause(metric: str, base: str, ratio: float, row: PartitionRow) -> str:
     if metric == "ema":
         opt = row.optimum
-        return (f"the GA's EMA is {_pct(ratio)} above {base}'s on {row.net} ({row.ema['ga'] / 1e6:.2f} vs "
+        return (f"the GA's EMA is {pct(ratio)} above {base}'s on {row.net} ({row.ema['ga'] / 1e6:.2f} vs "
                 f"{row.ema[base] / 1e6:.2f} MB; {opt.word} {opt.value / 1e6:.2f} MB, GA "
-                f"{_pct(row.ema['ga'] / opt.value)})")  # fmt: skip
+                f"{pct(row.ema['ga'] / opt.value)})")  # fmt: skip
     return (
-        f"the GA's bandwidth requirement is {_pct(ratio)} above {base}'s on {row.net} "
+        f"the GA's bandwidth requirement is {pct(ratio)} above {base}'s on {row.net} "
         f"({row.bandwidth['ga'] / 1e9:.1f} vs {row.bandwidth[base] / 1e9:.1f} GB/s; the GA's peak: {row.peak['ga']})"
     )
 
@@ -463,7 +293,7 @@ def measure_stability(scale: Scale) -> Measurement:
     for method in FIG11_METHODS:
         excess, row = max(((r.ema[method] / r.optimum.value, r) for r in runs.rows), key=lambda item: item[0])
         worst[method] = (excess, row)
-    text_of = {m: f"{_pct(q)} ({r.net})" for m, (q, r) in worst.items()}
+    text_of = {m: f"{pct(q)} ({r.net})" for m, (q, r) in worst.items()}
     ga = worst["ga"][0]
     holds = all(ga < worst[b][0] - 1e-9 for b in ("greedy", "dp"))
     text = (
@@ -475,7 +305,7 @@ def measure_stability(scale: Scale) -> Measurement:
     if not holds:
         q, row = worst["ga"]
         beaten = [b for b in ("greedy", "dp") if worst[b][0] <= ga + 1e-9]
-        cause = (f"the GA's worst excess, {_pct(q)} on {row.net} ({row.ema['ga'] / 1e6:.2f} vs "
+        cause = (f"the GA's worst excess, {pct(q)} on {row.net} ({row.ema['ga'] / 1e6:.2f} vs "
                  f"{row.optimum.value / 1e6:.2f} MB, {row.optimum.word}), is not below "
                  + " and ".join(f"{b}'s {text_of[b]}" for b in beaten))  # fmt: skip
     proven = sum(1 for r in runs.rows if r.optimum.proven)
@@ -483,170 +313,8 @@ def measure_stability(scale: Scale) -> Measurement:
                        cause)  # fmt: skip
 
 
-# --------------------------------------------------------------- tables 1-2
-@dataclass(frozen=True)
-class Baseline:
-    """One other method on one co-exploration row: its objective and its (best) capacities, KB."""
-
-    method: str
-    objective: float
-    capacity_kb: tuple[int, int]
-
-
-@dataclass(frozen=True)
-class CoexploreRow:
-    """One model on one buffer design: Cocco's GA, the other methods, the optimum."""
-
-    net: str
-    design: str
-    cocco: float
-    cocco_kb: tuple[int, int]
-    baselines: tuple[Baseline, ...]
-    optimum: Optimum
-
-    @property
-    def label(self) -> str:
-        """``net/design``."""
-        return f"{self.net}/{self.design}"
-
-
-@dataclass(frozen=True)
-class CoexploreRuns:
-    """The co-exploration measurement: a row per model and design, and what was run."""
-
-    rows: tuple[CoexploreRow, ...]
-    setup: str
-
-
-def _kb(solution: PartitionSolution) -> tuple[int, int]:
-    return solution.act_capacity_bytes // 1024, solution.weight_capacity_bytes // 1024
-
-
-def _decoupled(
-    instance: PartitionInstance, method: str, points: Sequence[tuple[int, int]], ga: MethodSpec,
-    options: SolveOptions,
-) -> tuple[Baseline | None, list[Run]]:  # fmt: skip
-    """A decoupled baseline: the GA's partition at each fixed capacity point (those holding every
-    layer), scored by the co-exploration objective; its best point, or None when no point fits."""
-    best: Baseline | None = None
-    found: list[Run] = []
-    for act, weight in points:
-        fixed = replace(instance, act_candidates_bytes=(act,), weight_candidates_bytes=(weight,) if weight else ())
-        if fixed.infeasibility:
-            continue
-        result = _checked(fixed, ga, options)
-        value = instance.objective_value(act + weight, instance.metric_of_report(result.cost))
-        found.append(result)
-        if best is None or value < best.objective:
-            best = Baseline(method, value, (act // 1024, weight // 1024))
-    return best, found
-
-
-@cache
-def coexplore_runs(scale: Scale) -> CoexploreRuns:
-    """Cocco's co-exploring GA and the other methods on every model and design at ``scale`` (run once)."""
-    setting = COEXPLORE[scale]
-    ga, fixed_ga = ga_method(setting.ga), ga_method(setting.fixed_ga, "ga-fixed")
-    point_ga = ga_method(setting.point_ga, "ga-point")
-    options = SolveOptions(seed=SEED)
-    rows = []
-    for d, design in enumerate(setting.designs):
-        for n, net in enumerate(setting.nets):
-            instance = design.instance(net.load())
-            cocco = _checked(instance, ga, options)
-            sa = _checked(instance, get_method(PROBLEM.name, "sa"), options)
-            acts, weights = instance.act_candidates_bytes, instance.weight_candidates_bytes or (0,)
-            stride = setting.grid_stride
-            grid = [(a, w) for a in acts[::stride] for w in weights[::stride]]
-            rng = np.random.default_rng((SEED, d, n))
-            random_points = [(int(rng.choice(acts)), int(rng.choice(weights))) for _ in grid]
-            baselines = [Baseline("sa", sa.objective, _kb(sa.solution))]
-            for method, points, spec in (
-                ("fixed-S", [(acts[0], weights[0])], fixed_ga),
-                ("fixed-M", [(acts[len(acts) // 2], weights[len(weights) // 2])], fixed_ga),
-                ("fixed-L", [(acts[-1], weights[-1])], fixed_ga),
-                ("grid+GA", grid, point_ga),
-                ("random+GA", random_points, point_ga),
-            ):
-                found, _ = _decoupled(instance, method, points, spec, options)
-                if found is not None:
-                    baselines.append(found)
-            optimum = _optimum(instance, net.name, design.name, setting.committed, setting.exact_time_limit_s,
-                               [cocco, sa])  # fmt: skip
-            optimum = optimum if optimum.value <= min(b.objective for b in baselines) else Optimum(
-                min(b.objective for b in baselines), False, "a baseline here")  # fmt: skip
-            rows.append(CoexploreRow(net.name, design.name, cocco.objective, _kb(cocco.solution), tuple(baselines),
-                                     optimum))  # fmt: skip
-    reference = (f"optima: the exact rows of the committed bench/results/{setting.committed}"
-                 if setting.committed else f"optima: milp-highs ({setting.exact_time_limit_s:g} s limit)")  # fmt: skip
-    lists = "; ".join(f"{d.name}: {d.preset} " + (", ".join(f"{k}={v}" for k, v in d.options)) for d in setting.designs)
-    setup = (f"{', '.join(n.name for n in setting.nets)}, shared and separate buffers ({lists}); objective "
-             f"capacity bytes + 0.002 x energy pJ; Cocco = GA {setting.ga.ga.generations} x "
-             f"{setting.ga.ga.population_size} co-exploring; others: sa (co-exploring), fixed-S/M/L (a GA "
-             f"{setting.fixed_ga.ga.generations} x {setting.fixed_ga.ga.population_size} at the first / middle / "
-             f"last candidates), grid+GA (candidates at stride {setting.grid_stride} of each "
-             f"list) and random+GA (as many random points), each point a GA {setting.point_ga.ga.generations} x "
-             f"{setting.point_ga.ga.population_size}; seed {SEED}; saving = 1 - Cocco / other, over every row "
-             f"and other method; {reference}")  # fmt: skip
-    return CoexploreRuns(tuple(rows), setup)
-
-
-def _savings(runs: CoexploreRuns) -> list[tuple[float, CoexploreRow, Baseline]]:
-    """``(other / Cocco, row, other)`` for every row and other method."""
-    return [(b.objective / r.cocco, r, b) for r in runs.rows for b in r.baselines]
-
-
-def _saving_text(ratio: float) -> str:
-    return f"{(1 - 1 / ratio) * 100:.2f} % lower" if ratio >= 1 else f"{(1 / ratio - 1) * 100:.2f} % higher"
-
-
-def _row_gap(row: CoexploreRow) -> str:
-    opt = row.optimum
-    return (
-        f"the GA ({row.cocco / 1e6:.3f}, {row.cocco_kb[0]}/{row.cocco_kb[1]} KB) is {_pct(row.cocco / opt.value)} "
-        f"above the {opt.word} {opt.value / 1e6:.3f}"
-    )
-
-
-def measure_coexplore_max(scale: Scale) -> Measurement:
-    """The largest saving of Cocco's co-exploration over another method (a ratio other / Cocco)."""
-    runs = coexplore_runs(scale)
-    ratio, row, other = max(_savings(runs), key=lambda item: item[0])
-    text = f"{_saving_text(ratio)} ({ratio:.2f}x; {row.label} against {other.method})"
-    cause = None
-    if ratio <= 1 or max(ratio / MAX_FIGURE.value, MAX_FIGURE.value / ratio) > 1.5:
-        cause = (
-            f"the largest gap is to {other.method} on {row.label}: {other.objective / 1e6:.3f} at "
-            f"{other.capacity_kb[0]}/{other.capacity_kb[1]} KB against {row.cocco / 1e6:.3f}; {_row_gap(row)}"
-        )
-    return Measurement(ratio, text, runs.setup, cause)
-
-
-def measure_coexplore_min(scale: Scale) -> Measurement:
-    """The smallest saving of Cocco's co-exploration over another method (negative: another method wins)."""
-    runs = coexplore_runs(scale)
-    savings = _savings(runs)
-    ratio, row, other = min(savings, key=lambda item: item[0])
-    beaten = sorted({r.label for q, r, _ in savings if q < 1 - 1e-9})
-    text = f"{_saving_text(ratio)} ({ratio:.3f}x; {row.label} against {other.method})"
-    cause = None
-    if ratio <= 1 or max(ratio / MIN_FIGURE.value, MIN_FIGURE.value / ratio) > 1.5:
-        winners = sorted({b.method for q, _, b in savings if q < 1 - 1e-9})
-        decoupled = [item for item in savings if item[2].method != "sa"]
-        q, drow, dother = min(decoupled, key=lambda item: item[0])
-        alone = (f"; against the decoupled baselines alone the least saving is {_saving_text(q)} ({drow.label}, "
-                 f"{dother.method})")  # fmt: skip
-        cause = (f"{other.method} is {(1 / ratio - 1) * 100:.2f} % below Cocco's GA on {row.label} "
-                 f"({other.objective / 1e6:.3f} at {other.capacity_kb[0]}/{other.capacity_kb[1]} KB vs "
-                 f"{row.cocco / 1e6:.3f}); another method beats the GA on {len(beaten)} of {len(runs.rows)} rows "
-                 f"({', '.join(winners) or 'none'}); {_row_gap(row)}{alone}")  # fmt: skip
-    return Measurement(ratio, text, runs.setup, cause)
-
-
 # ------------------------------------------------------------------ claims
 _ABSTRACT = "abstract"
-MAX_FIGURE = PaperFigure.of_saving(50.33, "up to 50.33 % lower cost", f"{_ABSTRACT}; Tables 1-2")
-MIN_FIGURE = PaperFigure.of_saving(1.89, "at least 1.89 % lower cost", f"{_ABSTRACT}; Tables 1-2")
 
 CLAIMS: tuple[Claim, ...] = (
     Claim(

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from accelsched.bench import claims_cocco
+from accelsched.bench import claims_cocco, claims_cocco_common
 from accelsched.bench.claims import Claim, ClaimKind, Measurement, Scale, Verdict, judge
 from accelsched.hardware import load_accelerator
 from accelsched.problems.partition import PROBLEM, make_instance
@@ -87,11 +87,11 @@ def test_coexplore_rows_compare_cocco_with_every_other_method_above_the_optimum(
 def test_full_optima_come_from_the_committed_exact_rows_for_every_full_row() -> None:
     fig11 = claims_cocco.FIG11[Scale.FULL]
     assert fig11.committed is not None
-    optima = claims_cocco._committed_optima(fig11.committed, fig11.design.name)
+    optima = claims_cocco_common._committed_optima(fig11.committed, fig11.design.name)
     assert {n.name for n in fig11.nets} <= set(optima)
     assert optima["resnet50"] == (31127720.0, True)  # bench/results/partition_fig11.md: 31.13 MB, OPTIMAL
     coexplore = claims_cocco.COEXPLORE[Scale.FULL]
     assert coexplore.committed is not None
     for design in coexplore.designs:
-        rows = claims_cocco._committed_optima(coexplore.committed, design.name)
+        rows = claims_cocco_common._committed_optima(coexplore.committed, design.name)
         assert all(rows[n.name][1] and math.isfinite(rows[n.name][0]) for n in coexplore.nets)
