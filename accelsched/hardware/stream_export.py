@@ -113,7 +113,9 @@ __all__ = [
     "OFFCHIP_SIZE_BITS",
     "STREAM_VERSION",
     "ZIGZAG_VERSION",
+    "core_document",
     "export_stream",
+    "offchip_document",
     "stream_documents",
     "to_yaml",
 ]
@@ -228,7 +230,7 @@ def _ports(owner: str, mem: MemoryLevel, operands: Sequence[str]) -> list[dict[s
     return ports
 
 
-def _core_document(core: Core, name: str, dataflows: bool) -> dict[str, Any]:
+def core_document(core: Core, name: str, dataflows: bool) -> dict[str, Any]:
     """The ZigZag core file of ``core`` (with its spatial unrolling as ``dataflows`` if asked)."""
     owner = f"core {core.id} ({core.name!r})"
     missing = [op for op in OPERANDS if not core.hierarchy.get(op)]
@@ -271,7 +273,7 @@ def _core_document(core: Core, name: str, dataflows: bool) -> dict[str, Any]:
     return doc
 
 
-def _offchip_document(acc: Accelerator, name: str) -> dict[str, Any]:
+def offchip_document(acc: Accelerator, name: str) -> dict[str, Any]:
     """The off-chip core: one DRAM of every operand behind a single read-write port (the DRAM port)."""
     owner = f"accelerator {acc.name!r}"
     off = acc.offchip
@@ -332,7 +334,7 @@ def stream_documents(
     refs: dict[int, str] = {}
     for core in accelerator.cores:
         stem = base = _file_stem(core.name)
-        doc = _core_document(core, core.name, dataflows)
+        doc = core_document(core, core.name, dataflows)
         for suffix in itertools.count(2):
             if stem not in cores or cores[stem] == doc:
                 break
@@ -345,7 +347,7 @@ def stream_documents(
         if stem not in cores:
             break
         stem = f"{base}_{suffix}"
-    cores[stem] = _offchip_document(accelerator, "offchip")
+    cores[stem] = offchip_document(accelerator, "offchip")
     refs[offchip_id] = f"./cores/{stem}.yaml"
     on_chip = [c.id for c in accelerator.cores]
     connectivity: list[dict[str, Any]] = []

@@ -67,7 +67,7 @@ import numpy as np
 from accelsched.hardware.spec import OPERANDS, Core, OffChip
 from accelsched.models.layer import Layer, OpKind
 
-__all__ = ["LayerCost", "TileChoice", "cache_info", "clear_cache", "layer_cost"]
+__all__ = ["LayerCost", "TileChoice", "cache_info", "clear_cache", "layer_cost", "window_extent"]
 
 GROUPS = ("P", "K", "R")
 """Loop groups: pixels, output channels, reduction."""
@@ -150,6 +150,28 @@ class LayerCost:
     def on_chip_energy_pj(self) -> float:
         """Energy without the DRAM share (MACs and on-chip memories)."""
         return self.energy_pj - self.energy_breakdown_pj.get("dram", 0.0)
+
+
+def window_extent(stride: int, outputs: Any, dilation: int, taps: Any) -> Any:
+    """Distinct input coordinates ``stride * o + dilation * f`` for ``o < outputs``, ``f < taps``.
+
+    With ``g = gcd(stride, dilation)``, ``s = stride / g`` and ``d = dilation / g``, the
+    pairs ``(o, f)`` and ``(o + d, f - s)`` read the same coordinate, and every other
+    coincidence is a chain of such steps, so exactly the pairs with ``o + d < outputs`` and
+    ``f >= s`` repeat a coordinate already counted::
+
+        extent = outputs * taps - max(0, outputs - d) * max(0, taps - s)
+
+    This is the bounding box ``(outputs - 1) * stride + (taps - 1) * dilation + 1`` only
+    when the windows overlap or touch (``taps >= s`` and ``outputs >= d``); a strided
+    window with fewer taps than its stride skips the coordinates between windows (a 1x1
+    stride-2 tile of 4 outputs reads 4 input columns, not 7). ZigZag counts a partially
+    relevant dimension the same way (``LayerNode.calc_pr_dimension_size``). ``outputs`` and
+    ``taps`` may be NumPy arrays (and ``outputs`` a mean tile size, not an integer).
+    """
+    g = math.gcd(stride, dilation)
+    s, d = stride // g, dilation // g
+    return outputs * taps - np.maximum(0, outputs - d) * np.maximum(0, taps - s)
 
 
 # --------------------------------------------------------------------- cache
@@ -261,8 +283,8 @@ class _Model:
             return u("G") * u("K") * u("C") * u("FY") * u("FX")
         if operand == "O":
             return u("B") * u("G") * u("K") * u("OY") * u("OX")
-        rows = (u("OY") - 1) * layer.stride_y + (u("FY") - 1) * layer.dilation_y + 1
-        cols = (u("OX") - 1) * layer.stride_x + (u("FX") - 1) * layer.dilation_x + 1
+        rows = int(window_extent(layer.stride_y, u("OY"), layer.dilation_y, u("FY")))
+        cols = int(window_extent(layer.stride_x, u("OX"), layer.dilation_x, u("FX")))
         return u("B") * u("G") * u("C") * min(rows, layer.IY) * min(cols, layer.IX) * layer.n_operands
 
     # ----------------------------------------------------------- candidates
@@ -294,8 +316,8 @@ class _Model:
         full_taps = t["taps"] >= self.taps
         tfy = np.where(full_taps, layer.FY, self._used("FY"))
         tfx = np.where(full_taps, layer.FX, self._used("FX"))
-        rows = np.minimum((t["OY"] - 1) * layer.stride_y + (tfy - 1) * layer.dilation_y + 1, layer.IY)
-        cols = np.minimum((t["OX"] - 1) * layer.stride_x + (tfx - 1) * layer.dilation_x + 1, layer.IX)
+        rows = np.minimum(window_extent(layer.stride_y, t["OY"], layer.dilation_y, tfy), layer.IY)
+        cols = np.minimum(window_extent(layer.stride_x, t["OX"], layer.dilation_x, tfx), layer.IX)
         n_f = np.ceil(layer.FY / tfy) * np.ceil(layer.FX / tfx)
         loops = self.loops
         n_p = np.ceil(loops["B"] / t["B"]) * np.ceil(loops["OY"] / t["OY"]) * np.ceil(loops["OX"] / t["OX"])
@@ -305,8 +327,8 @@ class _Model:
         tile_i = t["B"] * t["G"] * t["C"] * rows * cols * layer.n_operands * self.bytes_per["I"]
         # traffic uses the mean tile (L / n per loop) so that ragged last tiles are not over-counted
         mean = {d: loops[d] / np.ceil(loops[d] / t[d]) for d in ("B", "OY", "OX", "C", "G")}
-        rows_m = np.minimum((mean["OY"] - 1) * layer.stride_y + (tfy - 1) * layer.dilation_y + 1, layer.IY)
-        cols_m = np.minimum((mean["OX"] - 1) * layer.stride_x + (tfx - 1) * layer.dilation_x + 1, layer.IX)
+        rows_m = np.minimum(window_extent(layer.stride_y, mean["OY"], layer.dilation_y, tfy), layer.IY)
+        cols_m = np.minimum(window_extent(layer.stride_x, mean["OX"], layer.dilation_x, tfx), layer.IX)
         mean_i = mean["B"] * mean["G"] * mean["C"] * rows_m * cols_m * layer.n_operands * self.bytes_per["I"]
         tile_w = t["G"] * t["K"] * t["C"] * tfy * tfx * self.bytes_per["W"] if self.has_w else 0 * n_p
         if layer.kind is OpKind.MATMUL:

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from accelsched.hardware.cost import cache_info, clear_cache, layer_cost
+from accelsched.hardware.cost.layer_cost import window_extent
 from accelsched.hardware.spec import Core, MemoryLevel
 from accelsched.models.layer import Layer, OpKind
 from tests.hardware.cost.helpers import flat_core, offchip
@@ -131,3 +132,34 @@ def test_utilization_in_unit_interval(layer: Layer, spatial: tuple[tuple[str, in
     cost = layer_cost(layer, flat_core(spatial=spatial), offchip())
     assert 0 < cost.spatial_utilization <= 1
     assert cost.compute_cycles * flat_core(spatial=spatial).n_macs >= layer.macs
+
+
+# --------------------------------------------------------------- strided windows
+
+
+@given(st.integers(1, 5), st.integers(1, 12), st.integers(1, 4), st.integers(1, 7))
+def test_window_extent_counts_distinct_coordinates(stride: int, outputs: int, dilation: int, taps: int) -> None:
+    """The extent is the number of distinct ``stride * o + dilation * f``, as a brute force counts them."""
+    brute = len({stride * o + dilation * f for o in range(outputs) for f in range(taps)})
+    assert window_extent(stride, outputs, dilation, taps) == brute
+
+
+def test_strided_pointwise_layer_reads_only_touched_pixels() -> None:
+    """A 1x1 stride-2 layer reads from DRAM the pixels it uses, not the rows and columns between them."""
+    from accelsched.hardware import load_accelerator
+
+    acc = load_accelerator("defines-meta-proto")
+    layer = Layer("down", OpKind.CONV, K=128, C=64, OY=28, OX=28, stride_y=2, stride_x=2)
+    cost = layer_cost(layer, acc.cores[0], acc.offchip)
+    assert cost.dram_read_bytes["I"] == pytest.approx(28 * 28 * 64)
+
+
+def test_strided_unrolled_window_is_not_port_bound() -> None:
+    """ResNet-18 conv1 (7x7 stride 2) on an OX4|OY4 array reads 16 pixels a cycle per channel and is compute-bound."""
+    from accelsched.hardware import load_accelerator
+    from accelsched.models import zoo
+
+    acc = load_accelerator("defines-meta-proto")
+    conv1 = next(x for x in zoo.get("resnet18").layers if x.name == "conv1")
+    cost = layer_cost(conv1, acc.cores[0], acc.offchip)
+    assert cost.latency_cycles == cost.compute_cycles

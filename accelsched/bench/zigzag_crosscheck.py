@@ -1,0 +1,320 @@
+"""accelsched's layer cost against ZigZag's, layer by layer: the agreement table.
+
+Usage::
+
+    python -m accelsched.bench.zigzag_crosscheck run [--presets P,...] [--workloads W,...]
+        [--workers N] [--cache DIR] [--lpf-limit N] [--out FILE.json]
+    python -m accelsched.bench.zigzag_crosscheck render FILE.json [--out FILE.md]
+
+Needs ``pip install 'accelsched[zigzag]'``. For every preset (its core 0) and
+workload, every distinct convolution / fully connected layer (layers of equal
+shape are evaluated once and listed together) goes through
+:func:`accelsched.hardware.cost.layer_cost.layer_cost` and through ZigZag 3.9.1
+(:mod:`accelsched.bench.zigzag_run`, on the documents of
+:mod:`accelsched.hardware.zigzag_export`, generated from the same preset). Both
+tools use the preset's spatial unrolling; ZigZag searches the temporal mapping
+(LOMA). Energy is compared with ZigZag's minimum-energy mapping, latency with its
+minimum-latency one: accelsched returns one mapping (fewest DRAM bytes, then least
+energy), so the latency ratio also carries what that mapping gives up in time.
+
+Per layer: both energies, latencies, spatial utilizations and the ratios
+``ours / ZigZag``; per preset and workload: the geometric mean, minimum and
+maximum of each ratio and the Spearman rank correlation of the two tools' values
+(ties ranked by their mean rank). A layer off by more than
+:data:`FLAG_RATIO` in either figure is flagged, with its measured cause when
+:data:`CAUSES` names one. ZigZag's own errors are controlled as
+:class:`~accelsched.bench.zigzag_run.Controls` says, and the table lists how.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from accelsched.bench.commands import closing_lines, run_or_render, run_render_parser
+from accelsched.bench.conditions import machine_conditions
+from accelsched.bench.files import write_json
+from accelsched.bench.zigzag_run import (
+    DEFAULT_CACHE,
+    Controls,
+    ZigZagJob,
+    ZigZagPair,
+    cached,
+    run_job,
+    zigzag_available,
+)
+from accelsched.entry import run_entry
+from accelsched.hardware import load_accelerator
+from accelsched.hardware.cost.layer_cost import layer_cost
+from accelsched.hardware.spec import Accelerator
+from accelsched.hardware.zigzag_export import ZIGZAG_KINDS
+from accelsched.models.layer import Layer
+from accelsched.models.registry import load_workload
+
+__all__ = ["CAUSES", "FLAG_RATIO", "PRESETS", "WORKLOADS", "distinct_layers", "main", "render", "run", "spearman"]
+
+PRESETS = ("defines-meta-proto", "defines-tpu", "defines-edge-tpu")
+"""Cores converted from DeFiNES' / ZigZag's Meta prototype, TPU-like and Edge-TPU-like descriptions."""
+
+WORKLOADS = ("resnet18", "mobilenet_v2", "fsrcnn")
+"""A residual CNN, a depthwise-separable one and a high-resolution one (Stream's and DeFiNES' workloads)."""
+
+FLAG_RATIO = 2.0
+"""A layer whose energy or latency differs by more than this factor (either way) is flagged."""
+
+CAUSES: Mapping[tuple[str, str], str] = {}
+"""Measured cause of a flagged disagreement, by ``(preset, layer name)``."""
+
+
+def distinct_layers(workload_layers: Sequence[Layer]) -> list[tuple[Layer, list[str]]]:
+    """The convolution / fc layers of a workload, one per shape, with the names of the layers sharing it."""
+    groups: dict[tuple[Any, ...], tuple[Layer, list[str]]] = {}
+    for layer in workload_layers:
+        if layer.kind not in ZIGZAG_KINDS:
+            continue
+        key = layer.shape_key()
+        if key in groups:
+            groups[key][1].append(layer.name)
+        else:
+            groups[key] = (layer, [layer.name])
+    return list(groups.values())
+
+
+def spearman(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Spearman's rank correlation of two equally long samples (None below 3 values or without spread)."""
+    if len(a) != len(b):
+        raise ValueError(f"spearman: samples of {len(a)} and {len(b)} values")
+    if len(a) < 3:
+        return None
+
+    def ranks(x: Sequence[float]) -> np.ndarray:
+        values = np.asarray(x, dtype=float)
+        order = np.argsort(values, kind="stable")
+        r = np.empty(len(values))
+        r[order] = np.arange(len(values), dtype=float)
+        for v in np.unique(values):
+            tie = values == v
+            r[tie] = r[tie].mean()
+        return r
+
+    ra, rb = ranks(a), ranks(b)
+    if ra.std() == 0 or rb.std() == 0:
+        return None
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+@dataclass(frozen=True)
+class _Pending:
+    preset: str
+    workload: str
+    layer: Layer
+    names: list[str]
+    job: ZigZagJob
+
+
+def _ours(layer: Layer, acc: Accelerator) -> dict[str, Any]:
+    cost = layer_cost(layer, acc.cores[0], acc.offchip)
+    return {
+        "energy_pj": cost.energy_pj,
+        "latency_cycles": cost.latency_cycles,
+        "compute_cycles": cost.compute_cycles,
+        "spatial_utilization": cost.spatial_utilization,
+        "dram_bytes": {op: cost.dram_read_bytes.get(op, 0.0) + cost.dram_write_bytes.get(op, 0.0) for op in "IWO"},
+        "energy_breakdown_pj": {k: float(v) for k, v in cost.energy_breakdown_pj.items()},
+        "orders": [list(t.order) for t in cost.tiles],
+    }
+
+
+def _shape(layer: Layer) -> str:
+    return (f"{layer.kind.value} K{layer.K} C{layer.C} G{layer.G} {layer.OY}x{layer.OX} "
+            f"{layer.FY}x{layer.FX}/s{layer.stride_y}")  # fmt: skip
+
+
+def _row(pending: _Pending, acc: Accelerator, pair: ZigZagPair) -> dict[str, Any]:
+    layer = pending.layer
+    ours = _ours(layer, acc)
+    e, lat = pair.energy, pair.latency
+    energy_ratio = ours["energy_pj"] / e.energy_pj
+    latency_ratio = ours["latency_cycles"] / lat.latency_cycles
+    flagged = max(energy_ratio, 1 / energy_ratio, latency_ratio, 1 / latency_ratio) > FLAG_RATIO
+    return {
+        "preset": pending.preset,
+        "workload": pending.workload,
+        "layer": pending.names[0],
+        "same_shape": pending.names[1:],
+        "shape": _shape(layer),
+        "macs": layer.macs,
+        "ours": ours,
+        "zigzag_energy": asdict(e),
+        "zigzag_latency": asdict(lat),
+        "energy_ratio": energy_ratio,
+        "latency_ratio": latency_ratio,
+        "flagged": flagged,
+        "cause": CAUSES.get((pending.preset, pending.names[0])),
+    }
+
+
+def _summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"layers": len(rows)}
+    for what, ours_key, zz_key in (("energy", "energy_pj", "zigzag_energy"),
+                                   ("latency", "latency_cycles", "zigzag_latency")):  # fmt: skip
+        ratios = [r[f"{what}_ratio"] for r in rows]
+        out[what] = {
+            "geomean": math.exp(sum(math.log(x) for x in ratios) / len(ratios)),
+            "min": min(ratios),
+            "max": max(ratios),
+            "spearman": spearman([r["ours"][ours_key] for r in rows], [r[zz_key][ours_key] for r in rows]),
+        }
+    return out
+
+
+def run(
+    presets: Sequence[str] = PRESETS,
+    workloads: Sequence[str] = WORKLOADS,
+    controls: Controls | None = None,
+    workers: int = 2,
+    cache_dir: Path | None = DEFAULT_CACHE,
+    out: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Every distinct layer of every workload on every preset through both tools.
+
+    Raises
+    ------
+    RuntimeError
+        If ZigZag is not installed.
+    """
+    version = zigzag_available()
+    if version is None:
+        raise RuntimeError("ZigZag is not installed; install it with `pip install 'accelsched[zigzag]'`")
+    controls = controls or Controls()
+    start = time.perf_counter()
+    accs = {p: load_accelerator(p) for p in presets}
+    pending: list[_Pending] = []
+    for preset in presets:
+        for workload in workloads:
+            for layer, names in distinct_layers(load_workload(workload).layers):
+                pending.append(_Pending(preset, workload, layer, names, ZigZagJob.of(layer, accs[preset], controls)))
+    results: dict[int, ZigZagPair] = {}
+    for i, p in enumerate(pending):
+        hit = cached(p.job, cache_dir)
+        if hit is not None:
+            results[i] = hit
+    todo = [i for i in range(len(pending)) if i not in results]
+    if progress:
+        progress(f"{len(pending)} layer-core pairs: {len(results)} cached, {len(todo)} to run in ZigZag")
+    if todo:
+        with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=get_context("spawn")) as pool:
+            futures = {i: pool.submit(run_job, pending[i].job, cache_dir) for i in todo}
+            for n, (i, future) in enumerate(futures.items(), start=1):
+                results[i] = future.result()
+                if progress:
+                    p = pending[i]
+                    progress(f"  [{n}/{len(todo)}] {p.preset} {p.workload} {p.names[0]}: "
+                             f"{results[i].energy.seconds:.1f} s")  # fmt: skip
+    rows = [_row(p, accs[p.preset], results[i]) for i, p in enumerate(pending)]
+    cells = []
+    for preset in presets:
+        for workload in workloads:
+            chosen = [r for r in rows if r["preset"] == preset and r["workload"] == workload]
+            if chosen:
+                cells.append({"preset": preset, "workload": workload, **_summary(chosen)})
+    data = {
+        "kind": "zigzag_crosscheck",
+        "zigzag_version": version,
+        "controls": asdict(controls),
+        "controls_described": controls.describe(),
+        "flag_ratio": FLAG_RATIO,
+        "cells": cells,
+        "rows": rows,
+        "wall_s": time.perf_counter() - start,
+        "conditions": machine_conditions(),
+    }
+    if out:
+        write_json(out, data)
+    return data
+
+
+def _f(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def render(data: dict[str, Any]) -> str:
+    """Markdown of a :func:`run` result: the per-cell summary, then the flagged layers, then every layer."""
+    lines = [
+        f"# Layer cost: accelsched against ZigZag {data['zigzag_version']}",
+        "",
+        "Ratios are accelsched / ZigZag; energy against ZigZag's minimum-energy mapping, latency against its "
+        "minimum-latency one; both on the preset's spatial unrolling. See "
+        "`accelsched/bench/zigzag_crosscheck.py` for the method.",
+        "",
+        "ZigZag's own errors, controlled:",
+        "",
+    ]
+    lines += [f"- {line}" for line in data["controls_described"]]
+    lines += ["", "| preset | workload | layers | energy geomean | min | max | rank corr. | latency geomean | min | "
+              "max | rank corr. |", "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for c in data["cells"]:
+        e, lat = c["energy"], c["latency"]
+        lines.append(f"| {c['preset']} | {c['workload']} | {c['layers']} | {_f(e['geomean'])} | {_f(e['min'])} | "
+                     f"{_f(e['max'])} | {_f(e['spearman'], 3)} | {_f(lat['geomean'])} | {_f(lat['min'])} | "
+                     f"{_f(lat['max'])} | {_f(lat['spearman'], 3)} |")  # fmt: skip
+    flagged = [r for r in data["rows"] if r["flagged"]]
+    lines += ["", f"## Layers off by more than {data['flag_ratio']:g}x ({len(flagged)})", ""]
+    if flagged:
+        lines += ["| preset | workload | layer | shape | energy ratio | latency ratio | measured cause |",
+                  "|---|---|---|---|---|---|---|"]  # fmt: skip
+        for r in flagged:
+            cause = r["cause"] or "not traced"
+            lines.append(f"| {r['preset']} | {r['workload']} | {r['layer']} | {r['shape']} | "
+                         f"{_f(r['energy_ratio'])} | {_f(r['latency_ratio'])} | {cause} |")  # fmt: skip
+    else:
+        lines.append("None.")
+    lines += ["", "## Every layer", "",
+              "| preset | workload | layer (and same shape) | shape | energy ours / ZZ (pJ) | ratio | "
+              "latency ours / ZZ (cycles) | ratio | utilization ours / ZZ |",
+              "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for r in data["rows"]:
+        names = r["layer"] + (f" (+{len(r['same_shape'])})" if r["same_shape"] else "")
+        lines.append(f"| {r['preset']} | {r['workload']} | {names} | {r['shape']} | "
+                     f"{r['ours']['energy_pj']:.4g} / {r['zigzag_energy']['energy_pj']:.4g} | "
+                     f"{_f(r['energy_ratio'])} | "
+                     f"{r['ours']['latency_cycles']:.4g} / {r['zigzag_latency']['latency_cycles']:.4g} | "
+                     f"{_f(r['latency_ratio'])} | {_f(r['ours']['spatial_utilization'])} / "
+                     f"{_f(r['zigzag_latency']['spatial_utilization'])} |")  # fmt: skip
+    lines += closing_lines(data)
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry (see the module docstring)."""
+    parser = run_render_parser("python -m accelsched.bench.zigzag_crosscheck", __doc__)
+    parser.add_argument("--presets", default=",".join(PRESETS))
+    parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--workers", type=int, default=2, help="ZigZag worker processes (default 2)")
+    parser.add_argument("--cache", default=str(DEFAULT_CACHE), help=f"result cache folder (default {DEFAULT_CACHE})")
+    parser.add_argument("--lpf-limit", type=int, default=Controls().lpf_limit, help="LOMA's lpf_limit")
+    args = parser.parse_args(argv)
+    if args.command == "run" and zigzag_available() is None:
+        parser.error("ZigZag is not installed: pip install 'accelsched[zigzag]'")
+    if args.workers < 1:
+        parser.error(f"--workers must be >= 1, got {args.workers}")
+    if args.lpf_limit < 1:
+        parser.error(f"--lpf-limit must be >= 1, got {args.lpf_limit}")
+    split = [[p.strip() for p in text.split(",") if p.strip()] for text in (args.presets, args.workloads)]
+    controls = Controls(lpf_limit=args.lpf_limit)
+    return run_or_render(parser, args, render, lambda: run(split[0], split[1], controls, args.workers,
+                                                           Path(args.cache), args.out,
+                                                           progress=lambda s: print(s, flush=True)))  # fmt: skip
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(run_entry(main))
