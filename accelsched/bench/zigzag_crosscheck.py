@@ -48,6 +48,7 @@ from accelsched.bench.zigzag_run import (
     ZigZagJob,
     ZigZagPair,
     cached,
+    require_zigzag,
     run_job,
     zigzag_available,
 )
@@ -192,9 +193,7 @@ def run(
     RuntimeError
         If ZigZag is not installed.
     """
-    version = zigzag_available()
-    if version is None:
-        raise RuntimeError("ZigZag is not installed; install it with `pip install 'accelsched[zigzag]'`")
+    version = require_zigzag()
     controls = controls or Controls()
     start = time.perf_counter()
     accs = {p: load_accelerator(p) for p in presets}

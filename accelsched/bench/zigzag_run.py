@@ -81,6 +81,7 @@ __all__ = [
     "ZigZagJob",
     "ZigZagPair",
     "cached",
+    "require_zigzag",
     "run_job",
     "run_zigzag",
     "zigzag_available",
@@ -104,6 +105,20 @@ def zigzag_available() -> str | None:
         return version("zigzag-dse")
     except PackageNotFoundError:  # pragma: no cover - a source checkout of ZigZag
         return "unknown"
+
+
+def require_zigzag() -> str:
+    """ZigZag's version.
+
+    Raises
+    ------
+    RuntimeError
+        If ZigZag is not installed.
+    """
+    version = zigzag_available()
+    if version is None:
+        raise RuntimeError("ZigZag is not installed; install it with `pip install 'accelsched[zigzag]'`")
+    return version
 
 
 @dataclass(frozen=True)
@@ -229,9 +244,7 @@ def run_job(job: ZigZagJob, cache_dir: Path | None = DEFAULT_CACHE) -> ZigZagPai
     RuntimeError
         If ZigZag is not installed.
     """
-    version = zigzag_available()
-    if version is None:
-        raise RuntimeError("ZigZag is not installed; install it with `pip install 'accelsched[zigzag]'`")
+    version = require_zigzag()
     hit = cached(job, cache_dir)
     if hit is not None:
         return hit
