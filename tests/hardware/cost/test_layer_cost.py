@@ -163,3 +163,120 @@ def test_strided_unrolled_window_is_not_port_bound() -> None:
     conv1 = next(x for x in zoo.get("resnet18").layers if x.name == "conv1")
     cost = layer_cost(conv1, acc.cores[0], acc.offchip)
     assert cost.latency_cycles == cost.compute_cycles
+
+
+@given(st.integers(1, 5), st.integers(1, 12), st.integers(1, 7))
+def test_overlapping_windows_span_their_bounding_box(stride: int, outputs: int, taps: int) -> None:
+    """Undilated windows with at least ``stride`` taps touch every coordinate from the first to the last."""
+    taps = max(taps, stride)
+    assert window_extent(stride, outputs, 1, taps) == (outputs - 1) * stride + taps
+
+
+@given(st.integers(2, 5), st.integers(2, 12), st.integers(1, 4))
+def test_sparse_windows_skip_the_gaps(stride: int, outputs: int, taps: int) -> None:
+    """Fewer taps than the stride: the windows are disjoint, each reads its own taps, less than the bounding box."""
+    taps = min(taps, stride - 1)
+    assert window_extent(stride, outputs, 1, taps) == outputs * taps
+    assert window_extent(stride, outputs, 1, taps) < (outputs - 1) * stride + taps
+
+
+def test_window_extent_is_elementwise_on_arrays() -> None:
+    """Arrays of outputs and taps give the scalar extents element by element; a mean tile size is accepted."""
+    import numpy as np
+
+    outputs = np.array([1, 4, 7, 12, 3])
+    taps = np.array([1, 1, 3, 7, 2])
+    got = window_extent(2, outputs, 1, taps)
+    assert got.shape == outputs.shape
+    assert got.tolist() == [window_extent(2, int(o), 1, int(t)) for o, t in zip(outputs, taps, strict=True)]
+    # two ragged tiles of a 7-wide 1x1 stride-2 layer (mean 3.5 outputs) read the 7 touched columns together
+    assert 2 * window_extent(2, np.float64(3.5), 1, 1) == pytest.approx(7.0)
+
+
+def test_strided_3x3_input_between_touched_and_whole() -> None:
+    """A 3x3 stride-2 layer's DRAM input lies between the pixels its windows touch and its whole input."""
+    from accelsched.hardware import load_accelerator
+
+    acc = load_accelerator("defines-meta-proto")
+    layer = Layer("d3", OpKind.CONV, K=128, C=64, OY=28, OX=28, FY=3, FX=3, stride_y=2, stride_x=2,
+                  padding=(1, 1, 1, 1))  # fmt: skip
+    cost = layer_cost(layer, acc.cores[0], acc.offchip)
+    touched = _touched_inputs(layer) * layer.input_bits / 8
+    assert touched <= cost.dram_read_bytes["I"] <= layer.input_bytes
+    # windows of 3 taps at stride 2 overlap: every input pixel is touched, and read once
+    assert touched == layer.input_bytes
+    assert cost.dram_read_bytes["I"] == pytest.approx(layer.input_bytes)
+
+
+def test_strided_sparse_window_reads_only_touched_pixels() -> None:
+    """A 2x2 stride-3 layer skips a row and a column between windows: DRAM input is the touched pixels only."""
+    from accelsched.hardware import load_accelerator
+
+    acc = load_accelerator("defines-meta-proto")
+    layer = Layer("s3", OpKind.CONV, K=64, C=32, OY=10, OX=10, FY=2, FX=2, stride_y=3, stride_x=3)
+    cost = layer_cost(layer, acc.cores[0], acc.offchip)
+    assert cost.dram_read_bytes["I"] == pytest.approx(_touched_inputs(layer) * layer.input_bits / 8)
+    assert cost.dram_read_bytes["I"] < layer.input_bytes
+
+
+def test_ragged_strided_tiles_are_not_over_counted() -> None:
+    """OX = OY = 7 on the OX4|OY4 array: ragged 1x1 stride-2 tiles still read exactly the 7x7 touched pixels."""
+    from accelsched.hardware import load_accelerator
+
+    acc = load_accelerator("defines-meta-proto")
+    layer = Layer("r", OpKind.CONV, K=32, C=16, OY=7, OX=7, stride_y=2, stride_x=2)
+    cost = layer_cost(layer, acc.cores[0], acc.offchip)
+    assert cost.dram_read_bytes["I"] == pytest.approx(7 * 7 * 16)
+
+
+@given(
+    c=st.integers(1, 32),
+    oy=st.integers(1, 16),
+    ox=st.integers(1, 16),
+    f=st.integers(1, 5),
+    s=st.integers(1, 4),
+    d=st.integers(1, 2),
+)
+def test_dram_input_between_touched_pixels_and_whole_input(c: int, oy: int, ox: int, f: int, s: int, d: int) -> None:
+    """Whatever the stride and dilation, a layer that fits reads at least the touched pixels, at most its input."""
+    layer = Layer("L", OpKind.CONV, K=8, C=c, OY=oy, OX=ox, FY=f, FX=f, stride_y=s, stride_x=s,
+                  dilation_y=d, dilation_x=d)  # fmt: skip
+    cost = layer_cost(layer, flat_core(), offchip())
+    touched = _touched_inputs(layer) * layer.input_bits / 8
+    assert touched - 1e-9 <= cost.dram_read_bytes["I"] <= layer.input_bytes + 1e-9
+
+
+def test_per_cycle_inputs_of_a_strided_unrolled_window() -> None:
+    """OX4|OY4 at stride 2 with FY, FX not unrolled: 4x4 distinct pixels a cycle per unrolled channel, not 7x7."""
+    from accelsched.hardware import load_accelerator
+    from accelsched.hardware.cost.layer_cost import _Model
+    from accelsched.models import zoo
+
+    acc = load_accelerator("defines-meta-proto")
+    conv1 = next(x for x in zoo.get("resnet18").layers if x.name == "conv1")
+    assert (conv1.stride_y, conv1.stride_x, conv1.C) == (2, 2, 3)
+    model = _Model(conv1, acc.cores[0], acc.offchip, {})
+    assert model.spatial["C"] == 2
+    assert model._distinct_per_cycle("I") == 16 * 2
+
+
+@given(ox=st.integers(1, 12), fx=st.integers(1, 7), s=st.integers(1, 4), d=st.integers(1, 3),
+       uo=st.sampled_from([1, 2, 4, 8]), uf=st.sampled_from([1, 2, 3]))  # fmt: skip
+def test_per_cycle_inputs_count_distinct_columns(ox: int, fx: int, s: int, d: int, uo: int, uf: int) -> None:
+    """An OX|FX unrolling feeds the array the distinct input columns of its unrolled outputs and taps."""
+    from accelsched.hardware.cost.layer_cost import _Model
+
+    layer = Layer("L", OpKind.CONV, K=2, C=3, OY=2, OX=ox, FY=1, FX=fx, stride_x=s, dilation_x=d)
+    model = _Model(layer, flat_core(spatial=(("OX", uo), ("FX", uf))), offchip(), {})
+    columns = {s * o + d * f for o in range(min(ox, uo)) for f in range(min(fx, uf))}
+    assert model._distinct_per_cycle("I") == len(columns)
+
+
+def _touched_inputs(layer: Layer) -> int:
+    """Input elements (all channels) that some output's window reads, padding excluded, by brute force."""
+    top, left, _, _ = layer.padding
+    rows = {layer.stride_y * o + layer.dilation_y * f - top for o in range(layer.OY) for f in range(layer.FY)}
+    cols = {layer.stride_x * o + layer.dilation_x * f - left for o in range(layer.OX) for f in range(layer.FX)}
+    real_rows = sum(1 for r in rows if 0 <= r < layer.IY)
+    real_cols = sum(1 for c in cols if 0 <= c < layer.IX)
+    return layer.B * layer.G * layer.C * real_rows * real_cols
