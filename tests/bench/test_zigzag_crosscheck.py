@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import json
+import math
+import random
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from accelsched.bench import zigzag_crosscheck as zc
-from accelsched.bench.zigzag_run import Controls, ZigZagJob, cached, run_zigzag
+from accelsched.bench.zigzag_run import Controls, ZigZagJob, cached, run_job, run_zigzag, zigzag_available
 from accelsched.hardware import load_accelerator
 from accelsched.hardware.cost.layer_cost import layer_cost
 from accelsched.models import zoo
 from accelsched.models.layer import Layer, OpKind
+from accelsched.models.workload import Workload
 
 
 def test_spearman() -> None:
@@ -76,3 +84,189 @@ def test_render_lists_controls_and_rows() -> None:
         assert line in text
     assert "| p | w | l | conv |" in text
     assert "not traced" in text
+
+
+# ------------------------------------------------------------------ rank correlation
+def test_spearman_known_values() -> None:
+    """Textbook values: one swapped pair each side of five, and mid ranks for ties."""
+    # no ties: 1 - 6 * sum(d^2) / (n (n^2 - 1)) = 1 - 6 * 4 / 120
+    assert zc.spearman([1, 2, 3, 4, 5], [2, 1, 4, 3, 5]) == pytest.approx(0.8)
+    # ties share their mean rank: ranks (1.5, 1.5, 3.5, 3.5) against (1, 2, 3, 4) -> 4 / sqrt(20)
+    assert zc.spearman([1, 2, 3, 4], [1, 1, 2, 2]) == pytest.approx(4 / math.sqrt(20))
+    assert zc.spearman([3.0, 1.0, 2.0], [30.0, 10.0, 20.0]) == pytest.approx(1.0)
+
+
+def test_spearman_without_spread_or_values() -> None:
+    """A constant sample has no rank order; fewer than three values are too few; lengths must match."""
+    assert zc.spearman([5, 5, 5, 5], [1, 2, 3, 4]) is None
+    assert zc.spearman([1, 2, 3], [7, 7, 7]) is None
+    assert zc.spearman([], []) is None
+    assert zc.spearman([1.0], [2.0]) is None
+    with pytest.raises(ValueError, match="3 and 4"):
+        zc.spearman([1, 2, 3], [1, 2, 3, 4])
+
+
+@given(st.lists(st.tuples(st.floats(-1e6, 1e6), st.floats(-1e6, 1e6)), min_size=3, max_size=12), st.randoms())
+def test_spearman_depends_on_ranks_only(pairs: list[tuple[float, float]], rng: random.Random) -> None:
+    """Symmetric, in [-1, 1], unchanged by reordering the pairs and by an increasing transform of a sample."""
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    shuffled = rng.sample(pairs, len(pairs))
+    rho = zc.spearman(a, b)
+    others = [zc.spearman(b, a), zc.spearman([x for x, _ in shuffled], [y for _, y in shuffled])]
+    # atan is increasing; it keeps the rank order when it keeps the values apart in floating point
+    transformed = [3 * math.atan(x) + 1 for x in a]
+    if len(set(transformed)) == len(set(a)):
+        others.append(zc.spearman(transformed, b))
+    if rho is None:
+        assert others == [None] * len(others)
+        assert len(set(a)) == 1 or len(set(b)) == 1
+    else:
+        assert -1 - 1e-9 <= rho <= 1 + 1e-9
+        assert others == [pytest.approx(rho)] * len(others)
+
+
+# ------------------------------------------------------------------ the layers compared
+def test_distinct_layers_keeps_first_of_each_shape() -> None:
+    """Groups are in first-occurrence order, share a shape, hold every conv / fc layer once and nothing else."""
+    layers = zoo.get("resnet18").layers
+    groups = zc.distinct_layers(layers)
+    by_name = {x.name: x for x in layers}
+    names = [n for _, group in groups for n in group]
+    assert sorted(names) == sorted(x.name for x in layers if x.kind in (OpKind.CONV, OpKind.FC))
+    assert "maxpool" not in names and not any(n.endswith("_add") for n in names)
+    assert [layer.shape_key() for layer, _ in groups] == list(dict.fromkeys(by_name[n].shape_key() for n in names))
+    for layer, group in groups:
+        assert layer.name == group[0]
+        assert all(by_name[n].shape_key() == layer.shape_key() for n in group)
+        assert [n for n in by_name if n in group] == group  # workload order within a group
+    assert ["layer1_0_conv1", "layer1_0_conv2", "layer1_1_conv1", "layer1_1_conv2"] in [g for _, g in groups]
+
+
+def test_distinct_layers_of_nothing_to_compare() -> None:
+    """A workload without conv / fc layers has nothing to compare."""
+    pool = Layer("pool", OpKind.POOL, K=1, C=1, G=8, OY=4, OX=4, FY=2, FX=2, stride_y=2, stride_x=2)
+    assert zc.distinct_layers([pool]) == []
+
+
+# ------------------------------------------------------------------ the command line
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "--workers", "0"], "--workers must be >= 1"),
+        (["run", "--lpf-limit", "0"], "--lpf-limit must be >= 1"),
+        (["render"], "render takes one JSON file"),
+        (["compare"], "invalid choice"),
+    ],
+)
+def test_bad_command_lines_exit_with_usage(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Bad arguments end with argparse's exit status 2 and say what is wrong."""
+    with pytest.raises(SystemExit) as info:
+        zc.main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err or (argv[0] == "run" and "ZigZag is not installed" in err)
+
+
+# ------------------------------------------------------------------ a run on a workload of three distinct layers
+TINY = (
+    Layer("a", OpKind.CONV, K=32, C=8, OY=4, OX=4),
+    Layer("b", OpKind.CONV, K=32, C=32, OY=4, OX=4, inputs=("a",)),
+    Layer("c", OpKind.CONV, K=32, C=32, OY=4, OX=4, inputs=("b",)),
+    Layer("add", OpKind.ELTWISE, K=1, C=1, G=32, OY=4, OX=4, inputs=("b", "c")),
+    Layer("down", OpKind.CONV, K=32, C=32, OY=2, OX=2, stride_y=2, stride_x=2, inputs=("add",)),
+)
+PRESET = "defines-meta-proto"
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """:func:`run` on a workload file of five layers (three distinct conv shapes): one cached beforehand, two run
+    in a worker process."""
+    pytest.importorskip("zigzag", reason="ZigZag not installed: pip install 'accelsched[zigzag]'")
+    folder = tmp_path_factory.mktemp("zigzag-crosscheck")
+    workload = folder / "tiny.json"
+    Workload("tiny", TINY).save_json(workload)
+    cache = folder / "cache"
+    run_job(ZigZagJob.of(TINY[0], load_accelerator(PRESET), Controls()), cache)
+    messages: list[str] = []
+    out = folder / "run.json"
+    data = zc.run([PRESET], [str(workload)], workers=1, cache_dir=cache, out=str(out), progress=messages.append)
+    return {"data": data, "messages": messages, "workload": str(workload), "cache": cache, "out": out}
+
+
+def test_run_compares_every_distinct_layer(tiny_run: dict[str, Any]) -> None:
+    """One row per distinct conv shape, equal shapes listed together, the ratios those of the two tools' figures."""
+    data, workload = tiny_run["data"], tiny_run["workload"]
+    assert data["kind"] == "zigzag_crosscheck" and data["zigzag_version"] == zigzag_available()
+    assert data["controls"] == asdict(Controls()) and data["controls_described"] == Controls().describe()
+    rows = data["rows"]
+    assert [(r["layer"], r["same_shape"]) for r in rows] == [("a", []), ("b", ["c"]), ("down", [])]
+    acc = load_accelerator(PRESET)
+    by_name = {x.name: x for x in TINY}
+    for r in rows:
+        assert (r["preset"], r["workload"]) == (PRESET, workload)
+        layer = by_name[r["layer"]]
+        ours = layer_cost(layer, acc.cores[0], acc.offchip)
+        assert r["macs"] == layer.macs
+        assert r["ours"]["energy_pj"] == pytest.approx(ours.energy_pj)
+        assert r["ours"]["latency_cycles"] == pytest.approx(ours.latency_cycles)
+        assert r["energy_ratio"] == pytest.approx(ours.energy_pj / r["zigzag_energy"]["energy_pj"])
+        assert r["latency_ratio"] == pytest.approx(ours.latency_cycles / r["zigzag_latency"]["latency_cycles"])
+        # small layers that fit on chip on an unrolling that divides them: the two models agree closely
+        assert 0.8 <= r["energy_ratio"] <= 1.25 and 0.8 <= r["latency_ratio"] <= 1.25
+        assert not r["flagged"] and r["cause"] is None
+        assert r["zigzag_energy"]["target"] == "energy" and r["zigzag_latency"]["target"] == "latency"
+
+
+def test_run_summarises_each_preset_and_workload(tiny_run: dict[str, Any]) -> None:
+    """One cell per preset and workload: geometric mean between min and max, a rank correlation of three layers."""
+    data = tiny_run["data"]
+    (cell,) = data["cells"]
+    assert (cell["preset"], cell["workload"], cell["layers"]) == (PRESET, tiny_run["workload"], 3)
+    for what in ("energy", "latency"):
+        ratios = [r[f"{what}_ratio"] for r in data["rows"]]
+        summary = cell[what]
+        assert summary["min"] == min(ratios) and summary["max"] == max(ratios)
+        assert summary["geomean"] == pytest.approx(math.prod(ratios) ** (1 / 3))
+        assert summary["spearman"] is not None and -1 <= summary["spearman"] <= 1
+
+
+def test_run_uses_the_cache_and_writes_its_result(tiny_run: dict[str, Any]) -> None:
+    """The pre-filled layer is not run again, the others are cached by the run; the result file is the result."""
+    assert tiny_run["messages"][0] == "3 layer-core pairs: 1 cached, 2 to run in ZigZag"
+    assert len(tiny_run["messages"]) == 3
+    assert len(list(tiny_run["cache"].glob("*.json"))) == 3
+    assert json.loads(tiny_run["out"].read_text()) == json.loads(json.dumps(tiny_run["data"]))
+    messages: list[str] = []
+    again = zc.run([PRESET], [tiny_run["workload"]], workers=1, cache_dir=tiny_run["cache"], progress=messages.append)
+    assert messages == ["3 layer-core pairs: 3 cached, 0 to run in ZigZag"]
+    assert again["rows"] == tiny_run["data"]["rows"]
+
+
+def test_render_of_a_run(tiny_run: dict[str, Any]) -> None:
+    """The Markdown names every control, has the cell and one row per distinct layer, and no flagged layer."""
+    text = zc.render(tiny_run["data"])
+    for line in Controls().describe():
+        assert f"- {line}" in text
+    workload = tiny_run["workload"]
+    assert f"| {PRESET} | {workload} | 3 |" in text
+    for name in ("a", "b (+1)", "down"):
+        assert f"| {PRESET} | {workload} | {name} | conv K32 " in text
+    assert "## Layers off by more than 2x (0)" in text and "None." in text
+    assert text.endswith(" s wall.\n")
+
+
+def test_command_line_run_and_render(tiny_run: dict[str, Any], capsys: pytest.CaptureFixture[str],
+                                     tmp_path: Path) -> None:  # fmt: skip
+    """``run`` prints the table (from the cache here); ``render`` turns a result file into the same Markdown."""
+    out = tmp_path / "again.json"
+    code = zc.main(["run", "--presets", PRESET, "--workloads", tiny_run["workload"], "--workers", "1",
+                    "--cache", str(tiny_run["cache"]), "--out", str(out)])  # fmt: skip
+    assert code == 0
+    progress, printed = capsys.readouterr().out.split("\n", 1)
+    assert progress == "3 layer-core pairs: 3 cached, 0 to run in ZigZag"
+    assert printed == zc.render(json.loads(out.read_text()))
+    assert "| b (+1) |" in printed
+    markdown = tmp_path / "table.md"
+    assert zc.main(["render", str(tiny_run["out"]), "--out", str(markdown)]) == 0
+    assert markdown.read_text() == zc.render(json.loads(tiny_run["out"].read_text()))
