@@ -162,11 +162,12 @@ def window_extent(stride: int, outputs: Any, dilation: int, taps: Any) -> Any:
 
         extent = outputs * taps - max(0, outputs - d) * max(0, taps - s)
 
-    This is the bounding box ``(outputs - 1) * stride + (taps - 1) * dilation + 1`` only
-    when the windows overlap or touch (``taps >= s`` and ``outputs >= d``); a strided
-    window with fewer taps than its stride skips the coordinates between windows (a 1x1
-    stride-2 tile of 4 outputs reads 4 input columns, not 7). ZigZag counts a partially
-    relevant dimension the same way (``LayerNode.calc_pr_dimension_size``). ``outputs`` and
+    It is smaller than the bounding box ``(outputs - 1) * stride + (taps - 1) * dilation + 1``
+    whenever coordinates between windows are skipped: a strided window with fewer taps
+    than its stride (a 1x1 stride-2 tile of 4 outputs reads 4 input columns, not 7), or
+    a stride and dilation with ``g > 1`` or both reduced values above 1 (stride 2,
+    dilation 2: every other coordinate). ZigZag's ``LayerNode.calc_pr_dimension_size``
+    gives the same count when ``outputs >= d`` (it lacks the second ``max(0, .)``). ``outputs`` and
     ``taps`` may be NumPy arrays (and ``outputs`` a mean tile size, not an integer).
     """
     g = math.gcd(stride, dilation)
