@@ -276,8 +276,37 @@ class _Model:
     def _used(self, dim: str) -> int:
         return min(self.loops[dim], self.spatial.get(dim, 1))
 
-    def _distinct_per_cycle(self, operand: str) -> float:
-        """Distinct elements of ``operand`` the array touches per cycle."""
+    def _step_sizes(self, dim: str) -> tuple[tuple[int, int], ...]:
+        """``(size, count)`` of the spatial steps of ``dim``: ``14`` on 4 is ``((4, 3), (2, 1))``."""
+        size, unroll = self.loops[dim], self.spatial.get(dim, 1)
+        if size <= unroll:
+            return ((size, 1),)
+        full, rest = divmod(size, unroll)
+        return ((unroll, full), (rest, 1)) if rest else ((unroll, full),)
+
+    def _mean_step(self, dim: str) -> float:
+        """Mean spatial size of ``dim`` over its temporal steps, ``L / ceil(L / s)``.
+
+        A loop of size ``L`` unrolled ``s`` ways runs ``ceil(L / s)`` steps whose sizes
+        sum to ``L`` (``14 = 4 + 4 + 4 + 2``), so the array touches ``L / ceil(L / s)``
+        coordinates of it per cycle on average: 3.5, not 4.
+        """
+        return self.loops[dim] / self._steps(dim)
+
+    def _mean_window(self, stride: int, dilation: int, out_dim: str, tap_dim: str, limit: int) -> float:
+        """Distinct input coordinates per cycle along one axis, averaged over the steps of both loops.
+
+        Every step of ``out_dim`` meets every step of ``tap_dim``, so the mean is the
+        count-weighted mean of :func:`window_extent` over the pairs of step sizes (at most
+        four), each capped at the ``limit`` coordinates the input has; ``window_extent`` is not
+        linear in its arguments, so this is not the extent of the mean sizes.
+        """
+        outs, taps = self._step_sizes(out_dim), self._step_sizes(tap_dim)
+        total = sum(no * nt * min(window_extent(stride, o, dilation, t), limit) for o, no in outs for t, nt in taps)
+        return float(total) / (self._steps(out_dim) * self._steps(tap_dim))
+
+    def _peak_per_cycle(self, operand: str) -> float:
+        """Distinct elements of ``operand`` in a full spatial step (the instances it occupies)."""
         u = self._used
         layer = self.layer
         if operand == "W":
@@ -287,6 +316,24 @@ class _Model:
         rows = int(window_extent(layer.stride_y, u("OY"), layer.dilation_y, u("FY")))
         cols = int(window_extent(layer.stride_x, u("OX"), layer.dilation_x, u("FX")))
         return u("B") * u("G") * u("C") * min(rows, layer.IY) * min(cols, layer.IX) * layer.n_operands
+
+    def _mean_per_cycle(self, operand: str) -> float:
+        """Distinct elements of ``operand`` one cycle touches, averaged over all steps (the traffic it causes).
+
+        The steps form the Cartesian product of every loop's steps, so the mean of the
+        product is the product of per-loop means (per axis for the input window). A ragged
+        last step (``L mod s != 0``) counts only the coordinates it has; the array's idle
+        lanes read nothing.
+        """
+        m = self._mean_step
+        layer = self.layer
+        if operand == "W":
+            return m("G") * m("K") * m("C") * m("FY") * m("FX")
+        if operand == "O":
+            return m("B") * m("G") * m("K") * m("OY") * m("OX")
+        rows = self._mean_window(layer.stride_y, layer.dilation_y, "OY", "FY", layer.IY)
+        cols = self._mean_window(layer.stride_x, layer.dilation_x, "OX", "FX", layer.IX)
+        return m("B") * m("G") * m("C") * rows * cols * layer.n_operands
 
     # ----------------------------------------------------------- candidates
     def _candidates(self, dim: str) -> np.ndarray:
@@ -403,7 +450,7 @@ class _Model:
             mem = self.core.memory(lvl)
             per_instance = np.zeros(shape["n_p"].shape)
             for op in ops:
-                copies = min(mem.instances, max(1.0, self._distinct_per_cycle(op)))
+                copies = min(mem.instances, max(1.0, self._peak_per_cycle(op)))
                 per_instance = per_instance + shape[op] / copies
             ok &= per_instance <= mem.capacity_bytes
         return ok
@@ -520,7 +567,7 @@ class _Model:
         # the innermost level of every operand feeds the array every cycle
         for op in self.operands:
             inner = core.hierarchy[op][0]
-            per_cycle = self._distinct_per_cycle(op) * compute_cycles
+            per_cycle = self._mean_per_cycle(op) * compute_cycles
             if op == "O":
                 acc_bytes = self.bytes_per["P"]
                 first_writes = layer.output_elements

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -257,7 +258,7 @@ def test_per_cycle_inputs_of_a_strided_unrolled_window() -> None:
     assert (conv1.stride_y, conv1.stride_x, conv1.C) == (2, 2, 3)
     model = _Model(conv1, acc.cores[0], acc.offchip, {})
     assert model.spatial["C"] == 2
-    assert model._distinct_per_cycle("I") == 16 * 2
+    assert model._peak_per_cycle("I") == 16 * 2
 
 
 @given(ox=st.integers(1, 12), fx=st.integers(1, 7), s=st.integers(1, 4), d=st.integers(1, 3),
@@ -269,7 +270,7 @@ def test_per_cycle_inputs_count_distinct_columns(ox: int, fx: int, s: int, d: in
     layer = Layer("L", OpKind.CONV, K=2, C=3, OY=2, OX=ox, FY=1, FX=fx, stride_x=s, dilation_x=d)
     model = _Model(layer, flat_core(spatial=(("OX", uo), ("FX", uf))), offchip(), {})
     columns = {s * o + d * f for o in range(min(ox, uo)) for f in range(min(fx, uf))}
-    assert model._distinct_per_cycle("I") == len(columns)
+    assert model._peak_per_cycle("I") == len(columns)
 
 
 def _touched_inputs(layer: Layer) -> int:
@@ -280,3 +281,36 @@ def _touched_inputs(layer: Layer) -> int:
     real_rows = sum(1 for r in rows if 0 <= r < layer.IY)
     real_cols = sum(1 for c in cols if 0 <= c < layer.IX)
     return layer.B * layer.G * layer.C * real_rows * real_cols
+
+
+@given(ox=st.integers(1, 14), fx=st.integers(1, 7), s=st.integers(1, 4), d=st.integers(1, 3),
+       uo=st.sampled_from([1, 2, 3, 4, 8]), uf=st.sampled_from([1, 2, 3]))  # fmt: skip
+def test_mean_per_cycle_inputs_average_the_ragged_steps(ox: int, fx: int, s: int, d: int, uo: int, uf: int) -> None:
+    """Averaged over every (OX step, FX step), the array reads the distinct columns that step has, no more."""
+    from accelsched.hardware.cost.layer_cost import _Model
+
+    layer = Layer("L", OpKind.CONV, K=2, C=3, OY=2, OX=ox, FY=1, FX=fx, stride_x=s, dilation_x=d)
+    model = _Model(layer, flat_core(spatial=(("OX", uo), ("FX", uf))), offchip(), {})
+    counts = []
+    for o0 in range(0, ox, uo):
+        for f0 in range(0, fx, uf):
+            cols = {s * o + d * f for o in range(o0, min(ox, o0 + uo)) for f in range(f0, min(fx, f0 + uf))}
+            counts.append(min(len(cols), layer.IX))
+    assert model._mean_per_cycle("I") == pytest.approx(sum(counts) / len(counts))
+
+
+def test_ragged_spatial_steps_are_not_billed_as_full() -> None:
+    """A 14x14 depthwise map on an OX4|OY4 array reads 3.5 x 3.5 pixels a cycle on average (14 = 4+4+4+2)."""
+    from accelsched.hardware import load_accelerator
+    from accelsched.hardware.cost.layer_cost import _Model
+
+    acc = load_accelerator("defines-meta-proto")
+    layer = Layer("dw", OpKind.CONV, K=1, C=1, G=32, OY=14, OX=14, FY=3, FX=3, padding=(1, 1, 1, 1))
+    model = _Model(layer, acc.cores[0], acc.offchip, {})
+    assert (model.spatial["OX"], model.spatial["OY"], model.spatial["G"]) == (4, 4, 32)
+    assert model._peak_per_cycle("I") == 32 * 4 * 4
+    assert model._mean_per_cycle("I") == pytest.approx(32 * 3.5 * 3.5)
+    assert model._mean_per_cycle("O") == pytest.approx(32 * 3.5 * 3.5)
+    # the mean equals the total over all steps: every output is accumulated FY*FX times
+    cycles = math.prod(model._steps(dim) for dim in model.loops)
+    assert model._mean_per_cycle("O") * cycles == pytest.approx(layer.output_elements * 9)
