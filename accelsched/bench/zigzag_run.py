@@ -65,7 +65,8 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -211,8 +212,9 @@ class ZigZagJob:
                    controls)  # fmt: skip
 
     def key(self, version: str) -> str:
-        """SHA-256 of everything the result depends on."""
-        text = json.dumps([self.accelerator, self.mapping, self.workload, asdict(self.controls), version],
+        """SHA-256 of everything the result depends on: not the layer's name, so equal shapes share a result."""
+        workload = [{k: v for k, v in entry.items() if k != "name"} for entry in self.workload]
+        text = json.dumps([self.accelerator, self.mapping, workload, asdict(self.controls), version],
                           sort_keys=True)  # fmt: skip
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -265,27 +267,40 @@ def _snap(value: float, eps: float = 1e-6) -> float:
     return nearest if abs(value - nearest) <= eps * max(1.0, abs(value)) else value
 
 
-def _patch_tensor_dims() -> None:
-    """Keep fractional related-loop sizes in ``LayerNode.calc_tensor_dim`` (the ``exact_tensor_dims`` control)."""
+@contextmanager
+def _controlled(controls: Controls) -> Iterator[None]:
+    """ZigZag patched as ``controls`` say, and its logging silenced, for the ``with`` block only.
+
+    Everything is restored on exit, so a caller that imports ZigZag itself sees it unchanged.
+    """
+    import logging
+
     from zigzag.workload.layer_node import LayerNode
 
-    if getattr(LayerNode.calc_tensor_dim, "_accelsched_exact", False):
-        return
+    shipped = LayerNode.calc_tensor_dim
+    silenced = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    if controls.exact_tensor_dims:
+        LayerNode.calc_tensor_dim = _exact_calc_tensor_dim  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        LayerNode.calc_tensor_dim = shipped  # type: ignore[method-assign]
+        logging.disable(silenced)
 
-    def calc_tensor_dim(self: Any, dim: Any, layer_dim_sizes: Any) -> Any:
-        if dim in layer_dim_sizes:
-            return layer_dim_sizes[dim]
-        if dim in self.pr_loop:
-            related = tuple(_snap(layer_dim_sizes[r]) for r in self.pr_loop[dim])
-            scaling = tuple(t[1] for t in self.pr_scaling_factors[dim])
-            size = self.calc_pr_dimension_size(sa=scaling[0], a=related[0], sb=scaling[1], b=related[1])
-            return min(self.pr_layer_dim_sizes[dim], size)
-        if dim in self.layer_dim_sizes:
-            return 1
-        raise ValueError(f"dimension {dim} is not a loop of layer {self.name}")
 
-    calc_tensor_dim._accelsched_exact = True  # type: ignore[attr-defined]
-    LayerNode.calc_tensor_dim = calc_tensor_dim  # type: ignore[method-assign]
+def _exact_calc_tensor_dim(self: Any, dim: Any, layer_dim_sizes: Any) -> Any:
+    """``LayerNode.calc_tensor_dim`` keeping fractional related-loop sizes (the ``exact_tensor_dims`` control)."""
+    if dim in layer_dim_sizes:
+        return layer_dim_sizes[dim]
+    if dim in self.pr_loop:
+        related = tuple(_snap(layer_dim_sizes[r]) for r in self.pr_loop[dim])
+        scaling = tuple(t[1] for t in self.pr_scaling_factors[dim])
+        size = self.calc_pr_dimension_size(sa=scaling[0], a=related[0], sb=scaling[1], b=related[1])
+        return min(self.pr_layer_dim_sizes[dim], size)
+    if dim in self.layer_dim_sizes:
+        return 1
+    raise ValueError(f"dimension {dim} is not a loop of layer {self.name}")
 
 
 def _dram_bits(cme: Any) -> tuple[dict[str, float], float]:
@@ -325,10 +340,10 @@ def _search(job: ZigZagJob, paths: Mapping[str, str], dump: str) -> tuple[Any, A
     from zigzag.stages.workload_iterator import WorkloadStage
 
     def by_energy(cme: Any) -> tuple[float, float]:
-        return (cme.energy_total, cme.latency_total2)
+        return (cme.energy_total, _latency(cme, job.controls))
 
     def by_latency(cme: Any) -> tuple[float, float]:
-        return (cme.latency_total2, cme.energy_total)
+        return (_latency(cme, job.controls), cme.energy_total)
 
     class BothOptimaStage(Stage):
         """Yields the minimum-energy and the minimum-latency CME of what the stages below yield."""
@@ -353,17 +368,13 @@ def _search(job: ZigZagJob, paths: Mapping[str, str], dump: str) -> tuple[Any, A
 
 
 def _evaluate(job: ZigZagJob, version: str) -> ZigZagPair:
-    """Run ZigZag on ``job`` (imports ZigZag and patches it: call in a worker process)."""
-    import logging
+    """Run ZigZag on ``job`` (imports ZigZag, patched for the search only; best in a worker process)."""
     import time
 
     import yaml
 
-    logging.disable(logging.CRITICAL)
-    if job.controls.exact_tensor_dims:
-        _patch_tensor_dims()
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="accelsched-zigzag-") as tmp:
+    with _controlled(job.controls), tempfile.TemporaryDirectory(prefix="accelsched-zigzag-") as tmp:
         paths = {}
         for name, doc in (("accelerator", job.accelerator), ("mapping", job.mapping), ("workload", job.workload)):
             paths[name] = os.path.join(tmp, f"{name}.yaml")
@@ -375,12 +386,23 @@ def _evaluate(job: ZigZagJob, version: str) -> ZigZagPair:
                       _read_cme(best_latency, "latency", job, version, seconds))  # fmt: skip
 
 
-def _read_cme(cme: Any, target: Target, job: ZigZagJob, version: str, seconds: float) -> ZigZagCost:
-    dram_bits, port_bits = _dram_bits(cme)
+def _latency(cme: Any, controls: Controls) -> float:
+    """The CME's latency under ``controls``: ``latency_total2``, floored at DRAM bits / port bits if asked.
+
+    Both optima are chosen on this value, so a mapping whose raw latency is deflated
+    below its own DRAM time cannot win the minimum-latency search.
+    """
     raw = float(cme.latency_total2)
-    latency = raw
-    if job.controls.dram_floor:
-        latency = max(raw, sum(dram_bits.values()) / port_bits)
+    if not controls.dram_floor:
+        return raw
+    dram_bits, port_bits = _dram_bits(cme)
+    return max(raw, sum(dram_bits.values()) / port_bits)
+
+
+def _read_cme(cme: Any, target: Target, job: ZigZagJob, version: str, seconds: float) -> ZigZagCost:
+    dram_bits, _ = _dram_bits(cme)
+    raw = float(cme.latency_total2)
+    latency = _latency(cme, job.controls)
     breakdown = {"mac": float(cme.mac_energy)}
     links = cme.layer.memory_operand_links
     for layer_op, levels in cme.mem_energy_breakdown.items():
