@@ -69,21 +69,66 @@ def test_small_layer_against_zigzag(tmp_path: Path) -> None:
     assert ours.compute_cycles == pytest.approx(pair.latency.ideal_cycles)
 
 
-def test_render_lists_controls_and_rows() -> None:
-    """The Markdown names every control and has one row per layer."""
-    row = {"preset": "p", "workload": "w", "layer": "l", "same_shape": [], "shape": "conv", "macs": 1,
-           "ours": {"energy_pj": 2.0, "latency_cycles": 3.0, "spatial_utilization": 1.0},
-           "zigzag_energy": {"energy_pj": 1.0}, "zigzag_latency": {"latency_cycles": 1.0, "spatial_utilization": 1.0},
-           "energy_ratio": 2.5, "latency_ratio": 3.0, "flagged": True, "cause": None}  # fmt: skip
-    data = {"zigzag_version": "3.9.1", "controls_described": Controls().describe(), "flag_ratio": 2.0,
-            "cells": [{"preset": "p", "workload": "w", "layers": 1, **zc._summary([row | {
-                "zigzag_energy": {"energy_pj": 0.8}, "zigzag_latency": {"latency_cycles": 1.0}}])}],
-            "rows": [row], "wall_s": 1.0, "conditions": {"python": "3.11", "cpu_count": 2}}  # fmt: skip
+def _fake_row(energy: float, latency: float, steady: float, cause: str | None) -> dict[str, Any]:
+    worst = max(energy, 1 / energy, latency, 1 / latency)
+    return {"preset": "p", "workload": "w", "layer": "l", "same_shape": [], "shape": "conv", "macs": 1,
+            "ours": {"energy_pj": 2.0, "latency_cycles": 3.0, "spatial_utilization": 1.0},
+            "zigzag_energy": {"energy_pj": 2.0 / energy},
+            "zigzag_latency": {"latency_cycles": 3.0 / latency, "steady_latency_cycles": 3.0 / steady,
+                               "spatial_utilization": 1.0},
+            "energy_ratio": energy, "latency_ratio": latency, "steady_ratio": steady,
+            "flagged": worst > zc.FLAG_RATIO, "traced": worst > zc.TRACE_RATIO, "cause": cause}  # fmt: skip
+
+
+def test_render_lists_controls_rows_and_causes() -> None:
+    """The Markdown names every control, lists layers off by 2x and by 1.25x with their causes, and every row."""
+    rows = [_fake_row(2.5, 3.0, 3.0, None), _fake_row(1.0, 0.7, 0.97, zc.SERIAL_LOADING), _fake_row(1, 1, 1, None)]
+    data = {"zigzag_version": "3.9.1", "controls_described": Controls().describe(), "raised_lpf": {"w": 7},
+            "flag_ratio": zc.FLAG_RATIO, "trace_ratio": zc.TRACE_RATIO, "cause_notes": dict(zc.CAUSE_NOTES),
+            "cells": [{"preset": "p", "workload": "w", "layers": 3, **zc._summary(rows)}],
+            "rows": rows, "wall_s": 1.0, "conditions": {"python": "3.11", "cpu_count": 2}}  # fmt: skip
     text = zc.render(data)
     for line in Controls().describe():
-        assert line in text
-    assert "| p | w | l | conv |" in text
-    assert "not traced" in text
+        assert f"- {line}" in text
+    assert "- LOMA `lpf_limit` raised to 7 for w" in text
+    assert "## Layers off by more than 2x (1)" in text and "## Layers outside [0.80, 1.25] (2)" in text
+    assert "| p | w | l | conv | 2.50 | 3.00 | 3.00 | not traced |" in text
+    assert f"| p | w | l | conv | 1.00 | 0.70 | 0.97 | {zc.SERIAL_LOADING} |" in text
+    assert f"- **{zc.SERIAL_LOADING}**: {zc.CAUSE_NOTES[zc.SERIAL_LOADING]}" in text
+    assert text.count("| p | w | l | conv |") == 3 + 2 + 1
+
+
+def test_summary_of_three_rows() -> None:
+    """Geometric mean, extremes and rank correlation of each ratio, the steady one on ZigZag's steady latency."""
+    rows = [_fake_row(1.0, 0.5, 1.0, None), _fake_row(2.0, 1.0, 0.8, None), _fake_row(4.0, 2.0, 1.25, None)]
+    rows[1]["ours"] = {"energy_pj": 4.0, "latency_cycles": 6.0}
+    summary = zc._summary(rows)
+    assert summary["layers"] == 3
+    assert summary["energy"]["geomean"] == pytest.approx(2.0) and summary["latency"]["geomean"] == pytest.approx(1.0)
+    assert (summary["steady"]["min"], summary["steady"]["max"]) == (0.8, 1.25)
+    assert summary["steady"]["geomean"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("ratios", "cause"),
+    [
+        ({"energy": 1.0, "latency": 0.67, "steady": 0.97}, zc.SERIAL_LOADING),  # the steady state agrees
+        ({"energy": 1.0, "latency": 0.67, "steady": 0.70}, None),  # it does not: not this cause
+        ({"energy": 0.7, "latency": 0.67, "steady": 0.97}, None),  # energy is off too
+        ({"energy": 1.0, "latency": 1.0, "steady": 1.0}, None),  # nothing to explain
+    ],
+)
+def test_cause_of_attributes_serial_loading_from_the_figures(ratios: dict[str, float], cause: str | None) -> None:
+    """A latency gap is ZigZag's serial loading only when energy and the steady-state latency agree."""
+    assert zc.cause_of("p", "w", "l", ratios) == cause
+
+
+def test_controls_for_raises_lpf_per_workload() -> None:
+    """FSRCNN's layers are searched with a higher lpf_limit; other workloads keep the run's; never lowered."""
+    assert zc.controls_for("fsrcnn", Controls()).lpf_limit == zc.RAISED_LPF["fsrcnn"] == 7
+    assert zc.controls_for("resnet18", Controls()) == Controls()
+    assert zc.controls_for("fsrcnn", Controls(lpf_limit=8)).lpf_limit == 8
+    assert zc.controls_for("fsrcnn", Controls(dram_floor=False)).dram_floor is False
 
 
 # ------------------------------------------------------------------ rank correlation
@@ -214,7 +259,10 @@ def test_run_compares_every_distinct_layer(tiny_run: dict[str, Any]) -> None:
         assert r["latency_ratio"] == pytest.approx(ours.latency_cycles / r["zigzag_latency"]["latency_cycles"])
         # small layers that fit on chip on an unrolling that divides them: the two models agree closely
         assert 0.8 <= r["energy_ratio"] <= 1.25 and 0.8 <= r["latency_ratio"] <= 1.25
-        assert not r["flagged"] and r["cause"] is None
+        assert r["steady_ratio"] == pytest.approx(ours.latency_cycles / r["zigzag_latency"]["steady_latency_cycles"])
+        assert r["steady_ratio"] >= r["latency_ratio"]  # the steady state is never longer
+        assert not r["flagged"] and not r["traced"] and r["cause"] is None
+        assert r["lpf_limit"] == Controls().lpf_limit
         assert r["zigzag_energy"]["target"] == "energy" and r["zigzag_latency"]["target"] == "latency"
 
 
@@ -223,7 +271,7 @@ def test_run_summarises_each_preset_and_workload(tiny_run: dict[str, Any]) -> No
     data = tiny_run["data"]
     (cell,) = data["cells"]
     assert (cell["preset"], cell["workload"], cell["layers"]) == (PRESET, tiny_run["workload"], 3)
-    for what in ("energy", "latency"):
+    for what in ("energy", "latency", "steady"):
         ratios = [r[f"{what}_ratio"] for r in data["rows"]]
         summary = cell[what]
         assert summary["min"] == min(ratios) and summary["max"] == max(ratios)
@@ -252,7 +300,8 @@ def test_render_of_a_run(tiny_run: dict[str, Any]) -> None:
     assert f"| {PRESET} | {workload} | 3 |" in text
     for name in ("a", "b (+1)", "down"):
         assert f"| {PRESET} | {workload} | {name} | conv K32 " in text
-    assert "## Layers off by more than 2x (0)" in text and "None." in text
+    assert "## Layers off by more than 2x (0)" in text and "## Layers outside [0.80, 1.25] (0)" in text
+    assert "None." in text
     assert text.endswith(" s wall.\n")
 
 

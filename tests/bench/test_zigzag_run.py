@@ -62,7 +62,8 @@ def layer_node() -> Any:
 
 
 def _cost(**changes: Any) -> ZigZagCost:
-    base = ZigZagCost(target="energy", energy_pj=10.5, latency_cycles=7.0, raw_latency_cycles=6.0, ideal_cycles=4.0,
+    base = ZigZagCost(target="energy", energy_pj=10.5, latency_cycles=7.0, raw_latency_cycles=6.0,
+                      steady_latency_cycles=5.0, ideal_cycles=4.0,
                       spatial_utilization=0.5, dram_bytes={"I": 1.0, "W": 2.0, "O": 3.0},
                       energy_breakdown_pj={"mac": 1.5, "mem:dram": 9.0}, temporal_mapping="K 2", seconds=0.1,
                       controls=asdict(Controls()), version="3.9.1")  # fmt: skip
@@ -138,6 +139,7 @@ def test_both_optima_are_ordered(even_run: tuple[ZigZagPair, Path], acc: Acceler
     assert pair.latency.latency_cycles <= pair.energy.latency_cycles
     for cost in (pair.energy, pair.latency):
         assert cost.latency_cycles >= cost.raw_latency_cycles >= cost.ideal_cycles > 0
+        assert cost.latency_cycles >= cost.steady_latency_cycles >= cost.ideal_cycles
         assert cost.ideal_cycles == pytest.approx(EVEN.macs / acc.cores[0].n_macs / cost.spatial_utilization)
         assert cost.energy_pj == pytest.approx(sum(cost.energy_breakdown_pj.values()))
         assert cost.energy_breakdown_pj["mac"] == pytest.approx(EVEN.macs * acc.cores[0].mac_energy_pj)
@@ -154,7 +156,7 @@ def test_dram_traffic_of_a_layer_that_fits(even_run: tuple[ZigZagPair, Path], ac
         assert dict(cost.dram_bytes) == pytest.approx({"I": EVEN.input_bytes, "W": EVEN.weight_bytes,
                                                        "O": EVEN.output_bytes})  # fmt: skip
         floor = sum(cost.dram_bytes.values()) / bandwidth
-        assert cost.latency_cycles >= floor - 1e-9
+        assert cost.latency_cycles >= floor - 1e-9 and cost.steady_latency_cycles >= floor - 1e-9
         assert cost.latency_cycles == pytest.approx(max(cost.raw_latency_cycles, floor))
 
 
@@ -217,6 +219,8 @@ def test_dram_floor_control(acc: Accelerator) -> None:
     bandwidth = acc.offchip.bandwidth_bytes_per_cycle
     for cost in (raw.energy, raw.latency):
         assert cost.latency_cycles == cost.raw_latency_cycles
+        # without loading before the first MAC and after the last: the steady state is never longer
+        assert cost.ideal_cycles <= cost.steady_latency_cycles <= cost.raw_latency_cycles
     for before, after in ((raw.energy, floored.energy), (raw.latency, floored.latency)):
         floor = sum(after.dram_bytes.values()) / bandwidth
         assert after.raw_latency_cycles == before.raw_latency_cycles
