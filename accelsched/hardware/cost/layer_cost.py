@@ -65,8 +65,8 @@ are deliberate; each was measured (``docs/notes/fidelity-zigzag.md``):
   ZigZag's ``latency_total2`` loads a DRAM transfer that happens once per layer
   before the first MAC, hidden by idle port cycles only down to the whole content
   of the operand's lowest level. On a core whose only input SRAM holds the whole
-  layer (TPU-like) that is the whole input over the DRAM bandwidth, 15-44 % of the
-  compute cycles, and ZigZag gets faster when that SRAM shrinks, so it is not a
+  layer (TPU-like) that is the whole input over the DRAM bandwidth, 22-44 % of the
+  compute cycles of compute-bound layers, and ZigZag gets faster when that SRAM shrinks, so it is not a
   physical cost. The physical fill, one streamed input band, is 1-4 % of compute
   and is not modelled.
 * *Every cycle reads the innermost level.* ZigZag's API reads a stationary operand
