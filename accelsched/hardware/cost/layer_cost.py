@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -308,56 +308,51 @@ class _Model:
         full, rest = divmod(size, unroll)
         return ((unroll, full), (rest, 1)) if rest else ((unroll, full),)
 
-    def _mean_step(self, dim: str) -> float:
-        """Mean spatial size of ``dim`` over its temporal steps, ``L / ceil(L / s)``.
+    def _full_step(self, dim: str) -> tuple[tuple[int, int], ...]:
+        """One step of ``dim`` at its full unrolling, as :meth:`_step_sizes` gives steps."""
+        return ((self._used(dim), 1),)
 
-        A loop of size ``L`` unrolled ``s`` ways runs ``ceil(L / s)`` steps whose sizes
-        sum to ``L`` (``14 = 4 + 4 + 4 + 2``), so the array touches ``L / ceil(L / s)``
-        coordinates of it per cycle on average: 3.5, not 4.
+    def _per_cycle(self, operand: str, steps: Callable[[str], tuple[tuple[int, int], ...]]) -> float:
+        """Distinct elements of ``operand`` one cycle touches, averaged over the ``(size, count)`` steps of each loop.
+
+        The steps form the Cartesian product of every loop's steps, so the mean of the
+        product is the product of per-loop means ``sum(size * count) / sum(count)``, per axis
+        for the input window. Along an axis every output step meets every tap step, so the
+        window is the count-weighted mean of :func:`window_extent` over the pairs of step
+        sizes (at most four), each capped at the coordinates the input has;
+        ``window_extent`` is not linear in its arguments, so this is not the extent of the
+        mean sizes.
         """
-        return self.loops[dim] / self._steps(dim)
+        layer = self.layer
 
-    def _mean_window(self, stride: int, dilation: int, out_dim: str, tap_dim: str, limit: int) -> float:
-        """Distinct input coordinates per cycle along one axis, averaged over the steps of both loops.
+        def size(dim: str) -> float:
+            return sum(v * n for v, n in steps(dim)) / sum(n for _, n in steps(dim))
 
-        Every step of ``out_dim`` meets every step of ``tap_dim``, so the mean is the
-        count-weighted mean of :func:`window_extent` over the pairs of step sizes (at most
-        four), each capped at the ``limit`` coordinates the input has; ``window_extent`` is not
-        linear in its arguments, so this is not the extent of the mean sizes.
-        """
-        outs, taps = self._step_sizes(out_dim), self._step_sizes(tap_dim)
-        total = sum(no * nt * min(window_extent(stride, o, dilation, t), limit) for o, no in outs for t, nt in taps)
-        return float(total) / (self._steps(out_dim) * self._steps(tap_dim))
+        def window(stride: int, dilation: int, out_dim: str, tap_dim: str, limit: int) -> float:
+            pairs = [(o, no, t, nt) for o, no in steps(out_dim) for t, nt in steps(tap_dim)]
+            total = sum(no * nt * min(window_extent(stride, o, dilation, t), limit) for o, no, t, nt in pairs)
+            return float(total) / sum(no * nt for _, no, _, nt in pairs)
+
+        if operand == "W":
+            return size("G") * size("K") * size("C") * size("FY") * size("FX")
+        if operand == "O":
+            return size("B") * size("G") * size("K") * size("OY") * size("OX")
+        rows = window(layer.stride_y, layer.dilation_y, "OY", "FY", layer.IY)
+        cols = window(layer.stride_x, layer.dilation_x, "OX", "FX", layer.IX)
+        return size("B") * size("G") * size("C") * rows * cols * layer.n_operands
 
     def _peak_per_cycle(self, operand: str) -> float:
         """Distinct elements of ``operand`` in a full spatial step (the instances it occupies)."""
-        u = self._used
-        layer = self.layer
-        if operand == "W":
-            return u("G") * u("K") * u("C") * u("FY") * u("FX")
-        if operand == "O":
-            return u("B") * u("G") * u("K") * u("OY") * u("OX")
-        rows = int(window_extent(layer.stride_y, u("OY"), layer.dilation_y, u("FY")))
-        cols = int(window_extent(layer.stride_x, u("OX"), layer.dilation_x, u("FX")))
-        return u("B") * u("G") * u("C") * min(rows, layer.IY) * min(cols, layer.IX) * layer.n_operands
+        return self._per_cycle(operand, self._full_step)
 
     def _mean_per_cycle(self, operand: str) -> float:
-        """Distinct elements of ``operand`` one cycle touches, averaged over all steps (the traffic it causes).
+        """Distinct elements of ``operand`` per cycle over all steps (the traffic it causes).
 
-        The steps form the Cartesian product of every loop's steps, so the mean of the
-        product is the product of per-loop means (per axis for the input window). A ragged
-        last step (``L mod s != 0``) counts only the coordinates it has; the array's idle
-        lanes read nothing.
+        A ragged last step (``L mod s != 0``) counts only the coordinates it has; the
+        array's idle lanes read nothing. A loop's mean step is ``L / ceil(L / s)``:
+        ``14 = 4 + 4 + 4 + 2`` on 4 lanes touches 3.5 coordinates per cycle, not 4.
         """
-        m = self._mean_step
-        layer = self.layer
-        if operand == "W":
-            return m("G") * m("K") * m("C") * m("FY") * m("FX")
-        if operand == "O":
-            return m("B") * m("G") * m("K") * m("OY") * m("OX")
-        rows = self._mean_window(layer.stride_y, layer.dilation_y, "OY", "FY", layer.IY)
-        cols = self._mean_window(layer.stride_x, layer.dilation_x, "OX", "FX", layer.IX)
-        return m("B") * m("G") * m("C") * rows * cols * layer.n_operands
+        return self._per_cycle(operand, self._step_sizes)
 
     # ----------------------------------------------------------- candidates
     def _candidates(self, dim: str) -> np.ndarray:
