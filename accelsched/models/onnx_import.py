@@ -1,6 +1,8 @@
 """ONNX import: :func:`load_onnx` reads a model as a :class:`~accelsched.models.workload.Workload`.
 
-The model is read without its external data (weights are never needed), every
+The model is read without its external data and its weight values are dropped
+(:func:`~accelsched.models.onnx_strip.strip_weights`: only the shapes and element
+types of the initializers are kept, so that no step copies the weight bytes), every
 tensor shape is inferred with ``onnx.shape_inference`` (:mod:`accelsched.models.onnx_graph`)
 and the nodes are visited in graph order. The rules:
 
@@ -61,6 +63,7 @@ from accelsched.errors import InputError
 from accelsched.models.layer import Layer, OpKind, effective_padding
 from accelsched.models.onnx_format import FORMAT_PROP, FORMAT_VERSION, token_grid, window_extent
 from accelsched.models.onnx_graph import Act, GraphReader, Pads, node_attrs, op_label, read_model
+from accelsched.models.onnx_strip import strip_weights
 from accelsched.models.workload import Workload
 
 __all__ = ["load_onnx"]
@@ -183,7 +186,6 @@ class _Importer(GraphReader):
                 "convolutions, Gemm/MatMul, pooling, element-wise arithmetic, Concat and shape-preserving ops",
             )
 
-
     # ----------------------------------------------------------- layers
     def unique(self, base: str, *, own: bool) -> str:
         """A layer name from ``base``; ``own`` when ``base`` is the node's own name."""
@@ -289,6 +291,7 @@ class _Importer(GraphReader):
                 "check that the file is the network you meant",
             )
         return self.layers
+
     def window(
         self,
         index: int,
@@ -517,9 +520,7 @@ class _Importer(GraphReader):
             self.no_pads(index, act)
             producers.extend(act.producers or (self.single(index, act, tensor),))
         ref = acts[0]
-        out = Act(
-            tuple(producers), ref.batch, sum(a.channels for a in acts), ref.height, ref.width, self.labels[index]
-        )
+        out = Act(tuple(producers), ref.batch, sum(a.channels for a in acts), ref.height, ref.width, self.labels[index])
         self.acts[node.output[0]] = out
 
     def pad(self, index: int) -> None:
@@ -632,6 +633,7 @@ def load_onnx(
     _check_bits("psum_bits", psum_bits)
     _check_bits("batch", batch)
     model = read_model(path)
+    strip_weights(model)  # the weight bytes are never read: shape inference must not copy them
     version = {p.key: p.value for p in model.metadata_props}.get(FORMAT_PROP, FORMAT_VERSION)
     if version != FORMAT_VERSION:
         raise InputError(
@@ -655,4 +657,3 @@ def load_onnx(
     if batch is not None and workload.batch != batch:
         workload = workload.with_batch(batch)
     return workload
-
